@@ -1,0 +1,86 @@
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "../01_sequential/sequential.hpp"
+#include "common/input.hpp"
+#include "common/reference.hpp"
+#include "common/testing.hpp"
+#include "reduction_tree.hpp"
+
+using namespace reduction;
+
+TEST_CASE("the example tree: 3 1 7 0 4 1 6 3 reduces to 25 in three steps", "[chapter02]") {
+  const auto levels = ch02::tree_levels<Sum>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  REQUIRE(levels.size() == 4);
+  CHECK(levels[1] == std::vector<int>{4, 7, 5, 9});
+  CHECK(levels[2] == std::vector<int>{11, 14});
+  CHECK(levels[3] == std::vector<int>{25});
+  CHECK(ch02::tree_reduce<Sum>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3}) == 25);
+  CHECK(ch02::tree_reduce<Max>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3}) == 7);
+}
+
+TEST_CASE("the model for n = 1024", "[chapter02]") {
+  const auto m = ch02::tree_model(1024);
+  CHECK(m.work == 1023);
+  CHECK(m.steps == 10);
+  CHECK(m.peak_parallelism == 512);
+  CHECK(std::fabs(m.average_parallelism - 102.3) < 1e-12);
+  CHECK(std::fabs(m.ideal_speedup - 102.4) < 1e-12);
+}
+
+TEST_CASE("the model for n not a power of two, and the smallest n", "[chapter02]") {
+  auto m = ch02::tree_model(1000);
+  CHECK(m.work == 999);
+  CHECK(m.steps == 10);
+  CHECK(m.peak_parallelism == 500);
+  CHECK(std::fabs(m.average_parallelism - 99.9) < 1e-12);
+  CHECK(std::fabs(m.ideal_speedup - 100.0) < 1e-12);
+  m = ch02::tree_model(5);
+  CHECK(m.work == 4);
+  CHECK(m.steps == 3);
+  CHECK(m.peak_parallelism == 2);
+  m = ch02::tree_model(1);
+  CHECK(m.work == 0);
+  CHECK(m.steps == 0);
+  CHECK(m.peak_parallelism == 0);
+}
+
+TEST_CASE("trees of odd sizes: the odd element out passes through", "[chapter02]") {
+  const auto levels = ch02::tree_levels<Sum>(std::vector<int>{1, 2, 3, 4, 5});
+  REQUIRE(levels.size() == 4);  // ceil(log2 5) = 3 steps
+  CHECK(levels[1] == std::vector<int>{3, 7, 5});
+  CHECK(levels[2] == std::vector<int>{10, 5});
+  CHECK(levels[3] == std::vector<int>{15});
+  // Every level count matches the model's step count, for many n.
+  for (std::size_t n = 1; n <= 300; ++n)
+    REQUIRE(ch02::tree_levels<Sum>(std::vector<int>(n, 1)).size() - 1 == ch02::tree_model(n).steps);
+}
+
+TEMPLATE_TEST_CASE("tree and loop agree: integers exactly, floats within their bounds", "[chapter02]", std::int32_t, float,
+                   double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = GENERATE(1, 2, 3, 1000, 1 << 16, (1 << 16) + 1);
+  const auto x = generate_input<T>(n, seed);
+  const auto ref = reference_sum(x.data(), n);
+  CHECK_MATCHES(ch02::tree_reduce<Sum>(x), ref, tolerance(ref, ceil_log2(n)));
+  CHECK_MATCHES(ch01::sequential_reduce<Sum>(x.data(), n), ref, tolerance(ref, n - 1));
+}
+
+TEST_CASE("at tens of millions of floats the tree is far more accurate than the loop", "[chapter02]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = std::size_t(1) << 26;
+  const auto x = generate_input<float>(n, seed);
+  const auto ref = reference_sum(x.data(), n);
+  const long double tree_err = std::fabs(ch02::tree_reduce<Sum>(x) - ref.precise);
+  const long double seq_err = std::fabs(ch01::sequential_reduce<Sum>(x.data(), n) - ref.precise);
+  CHECK(tree_err <= tolerance(ref, ceil_log2(n)));
+  // The elements average 1/2, so the loop's total passes 2^24 about halfway. From there the floats
+  // near the total are 2 apart, and total + x, for x in [0, 1), rounds back to total: the loop
+  // stalls near 2^24 while the true sum goes on to about 2^25.
+  CHECK(seq_err / ref.magnitude > 0.25L);
+  CHECK(seq_err > 1000 * tree_err);
+}

@@ -1,0 +1,112 @@
+# How a chapter joins the build: one call of add_reduction_chapter() in its folder's
+# CMakeLists.txt adds its program, its tests and their CTest labels.
+#
+#   add_reduction_chapter(
+#     PROGRAM main.cu              # the chapter's program, named after its folder
+#     [GPU]                        # the program runs kernels (links the GPU harness)
+#     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
+#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu)
+#     [SMOKE_ARGS --n 1000])       # arguments of the program's own run under ctest
+#
+# A GPU chapter keeps its kernel header in solution/ and, for instructors, a version with the
+# kernel body left as a TODO in exercise/, under the same file name. Sources include it by name
+# ("simple_kernel.cuh"); REDUCTION_EXERCISES=ON puts exercise/ on the include path instead of
+# solution/, and everything else (program, tests, tour) stays the same.
+#
+# Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
+# `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU.
+# Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
+# label for GPU chapters), bad-usage runs that must exit 2 with one line on stderr, and for GPU
+# chapters a run with the GPU hidden that must print the analysis and exit 77.
+
+set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
+set_property(GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS "")
+
+function(_reduction_label chapter out)
+  if(chapter MATCHES "^([0-9][0-9])_")
+    set(${out} chapter${CMAKE_MATCH_1} PARENT_SCOPE)
+  else()
+    set(${out} ${chapter} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Runs `program` with `args` ("|"-separated) and checks its exit status and output.
+function(_reduction_expect_test name program args expect)
+  cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "" "LABELS" ${ARGN})
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
+            -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU}
+            -P ${_reduction_cmake_dir}/ExpectExit.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
+endfunction()
+
+# reduction_add_tests(<chapter> <cpu|gpu> sources...): one Catch2 test program and its test.
+function(reduction_add_tests chapter kind)
+  set(target ${chapter}_${kind}_tests)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE reduction_test_${kind})
+  _reduction_label(${chapter} label)
+  add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
+  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77)
+endfunction()
+
+function(add_reduction_chapter)
+  cmake_parse_arguments(ARG "GPU" "PROGRAM" "CPU_TESTS;GPU_TESTS;SMOKE_ARGS" ${ARGN})
+  get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  _reduction_label(${chapter} label)
+
+  add_executable(${chapter} ${ARG_PROGRAM})
+  set(kernel_dir ${CMAKE_CURRENT_SOURCE_DIR}/solution)
+  if(REDUCTION_EXERCISES AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
+    set(kernel_dir ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
+  endif()
+  if(EXISTS ${kernel_dir})
+    target_include_directories(${chapter} PRIVATE ${kernel_dir})
+  endif()
+  if(ARG_GPU)
+    target_link_libraries(${chapter} PRIVATE reduction_gpu)
+    set(kind gpu)
+  else()
+    target_link_libraries(${chapter} PRIVATE reduction_common)
+    set(kind cpu)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_PROGRAMS $<TARGET_FILE:${chapter}>)
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_TARGETS ${chapter})
+
+  foreach(kind_ cpu gpu)
+    string(TOUPPER ${kind_} upper)
+    if(ARG_${upper}_TESTS)
+      reduction_add_tests(${chapter} ${kind_} ${ARG_${upper}_TESTS})
+      if(EXISTS ${kernel_dir})
+        target_include_directories(${chapter}_${kind_}_tests PRIVATE ${kernel_dir})
+      endif()
+    endif()
+  endforeach()
+
+  string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
+  _reduction_expect_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
+  set(bad_usage "n_not_a_number@--n|abc" "n_negative@--n|-5" "missing_input@--input|${PROJECT_SOURCE_DIR}/common/tests/data/no_such_file.npy"
+                "malformed_npy@--input|${PROJECT_SOURCE_DIR}/common/tests/data/malformed.npy" "unknown_option@--frobnicate")
+  foreach(case IN LISTS bad_usage)
+    string(REPLACE "@" ";" parts "${case}")
+    list(GET parts 0 case_name)
+    list(GET parts 1 case_args)
+    _reduction_expect_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
+  endforeach()
+  if(ARG_GPU)
+    _reduction_expect_test(${chapter}.usage.type_quad ${chapter} "--type|quad" 2 ONE_LINE_ERROR LABELS "${label};cpu")
+    _reduction_expect_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
+  endif()
+endfunction()
+
+# The tour: every chapter's program with its defaults, in the order of REDUCTION_CHAPTERS.
+function(reduction_add_tour)
+  get_property(programs GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS)
+  get_property(targets GLOBAL PROPERTY REDUCTION_TOUR_TARGETS)
+  string(REPLACE ";" "|" programs "${programs}")
+  add_custom_target(tour
+    COMMAND ${CMAKE_COMMAND} "-DPROGRAMS=${programs}" -P ${_reduction_cmake_dir}/RunTour.cmake
+    DEPENDS ${targets}
+    USES_TERMINAL
+    COMMENT "The tour: every chapter in order")
+endfunction()

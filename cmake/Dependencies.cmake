@@ -1,0 +1,40 @@
+# Catch2 (the system's v3, else the system's v2.13, else v3 fetched) and CLI11 (the system's,
+# else fetched). Without network, a missing package stops configuring with its name.
+include(FetchContent)
+
+# Downloads `url` to a file and declares it for FetchContent, or stops naming the package to install.
+function(_reduction_fetch name url package_hint)
+  set(archive ${CMAKE_BINARY_DIR}/_deps/${name}.tar.gz)
+  if(NOT EXISTS ${archive})
+    message(STATUS "${name} not found on this system; downloading ${url}")
+    file(DOWNLOAD ${url} ${archive}.part STATUS status TIMEOUT 60 INACTIVITY_TIMEOUT 20)
+    list(GET status 0 code)
+    if(NOT code EQUAL 0)
+      file(REMOVE ${archive}.part)
+      message(FATAL_ERROR "${name} was not found and could not be downloaded (${status}). "
+        "Install it, for example on Debian or Ubuntu: sudo apt-get install ${package_hint}")
+    endif()
+    file(RENAME ${archive}.part ${archive})
+  endif()
+  FetchContent_Declare(${name} URL ${archive})
+  FetchContent_MakeAvailable(${name})
+endfunction()
+
+find_package(Catch2 3 QUIET CONFIG)
+if(Catch2_FOUND)
+  set(REDUCTION_CATCH2_MAJOR 3)
+else()
+  find_package(Catch2 2.13 QUIET CONFIG)
+  if(Catch2_FOUND)
+    set(REDUCTION_CATCH2_MAJOR 2)
+  else()
+    _reduction_fetch(Catch2 https://github.com/catchorg/Catch2/archive/refs/tags/v3.7.1.tar.gz catch2)
+    set(REDUCTION_CATCH2_MAJOR 3)
+  endif()
+endif()
+message(STATUS "Catch2: version ${REDUCTION_CATCH2_MAJOR}")
+
+find_package(CLI11 2 QUIET CONFIG)
+if(NOT CLI11_FOUND)
+  _reduction_fetch(CLI11 https://github.com/CLIUtils/CLI11/archive/refs/tags/v2.4.2.tar.gz libcli11-dev)
+endif()

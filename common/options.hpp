@@ -1,0 +1,82 @@
+// The command line every chapter program shares, and what each chapter says about itself.
+//
+// A chapter describes itself in a ChapterInfo; CommandLine registers the common options from it
+// (--n, --type, --block, --reps, --warmup, --seed, --input, --kernel, --json), lets the chapter add
+// its own (--op, --trace, ...), then parses and validates everything before the program touches
+// a GPU, so a bad option exits with status 2 on any machine. CLI11 stays inside options.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "types.hpp"
+
+namespace reduction {
+
+struct ChapterInfo {
+  std::string name;   // "03_simple_kernel"
+  std::string title;  // one line: the idea this chapter adds
+  bool uses_gpu = true;
+  bool has_type = true;    // --type applies
+  DataType default_type = DataType::Int;
+  bool has_block = false;  // --block applies
+  int default_block = 256;
+  // Returns why a block size is not allowed, or nothing if it is.
+  std::function<std::optional<std::string>(int)> check_block;
+  std::vector<std::string> kernels;  // names for --kernel; empty: the chapter has one kernel
+  std::size_t default_n = 1 << 20;
+  std::size_t min_n = 1;
+  std::size_t max_n = std::numeric_limits<std::size_t>::max();
+  std::string max_n_reason;  // why max_n, and which chapter lifts it
+  int default_reps = 20;
+};
+
+struct Options {
+  std::size_t n = 0;
+  DataType type = DataType::Int;
+  int block = 0;
+  int reps = 20;
+  int warmup = 3;
+  std::uint64_t seed = 42;
+  std::string input;                 // --input FILE: overrides n and type
+  std::vector<std::string> kernels;  // selected kernels, in the chapter's order
+  bool json = false;
+};
+
+// Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
+std::optional<std::size_t> parse_count(const std::string& text);
+
+// Block-size rules used by several chapters.
+std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block);
+
+class CommandLine {
+ public:
+  CommandLine(const ChapterInfo& info, Options& options);
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  void add_flag(const std::string& name, bool& value, const std::string& help);
+  void add_option(const std::string& name, int& value, const std::string& help);
+  // A string option; with `choices`, any other value is refused.
+  void add_option(const std::string& name, std::string& value, const std::string& help,
+                  const std::vector<std::string>& choices = {});
+  // Runs after parsing; returns an error message for a bad combination of options.
+  void add_check(std::function<std::optional<std::string>()> check);
+
+  // Parses and validates. Returns the status to exit with right away (0 after --help, 2 with a
+  // one-line message on stderr for a bad option), or nothing to go on.
+  std::optional<int> parse(int argc, const char* const* argv);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace reduction

@@ -1,0 +1,70 @@
+// A chapter program's frame: the exit statuses, the guard that maps failures to them, and the
+// input every chapter starts from (the user's file, or seeded random data).
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <new>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "errors.hpp"
+#include "input.hpp"
+#include "options.hpp"
+
+namespace reduction {
+
+enum ExitStatus : int {
+  kVerified = 0,     // every result matched the CPU reference
+  kWrongResult = 1,  // a result did not
+  kBadUsage = 2,     // bad option or bad input (message on stderr)
+  kCudaFailed = 3,   // a CUDA call failed (call, file and line on stderr)
+  kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
+};
+
+// Runs body(), turning the exceptions that escape it into exit statuses with a message.
+inline int run_guarded(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kBadUsage;
+  } catch (const CudaFailure&) {
+    return kCudaFailed;  // throw_cuda_error has printed the details
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: not enough host memory for this input\n";
+    return kBadUsage;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << "\n";
+    return kWrongResult;
+  }
+}
+
+// Calls body(data, description) with the data of --input, or with generated data of --n
+// elements of --type. The file's size is checked against the chapter's limits like --n's.
+template <typename Body>
+int with_input(const ChapterInfo& info, const Options& options, Body&& body, Distribution d = Distribution::Default) {
+  HostData data;
+  std::string source;
+  if (!options.input.empty()) {
+    data = load_input(options.input);
+    source = "file " + options.input;
+    const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
+    if (n < info.min_n || n > info.max_n)
+      throw InputError(options.input + " holds " + std::to_string(n) + " elements; this chapter takes " +
+                       std::to_string(info.min_n) + " to " + std::to_string(info.max_n) +
+                       (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")"));
+  } else {
+    source = "random, seed " + std::to_string(options.seed);
+    dispatch_type(options.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      data = generate_input<T>(options.n, options.seed, d);
+    });
+  }
+  return std::visit([&](auto& v) { return body(v, source); }, data);
+}
+
+}  // namespace reduction

@@ -1,0 +1,164 @@
+// The CPU reference every GPU result is checked against, and the error bounds that decide
+// whether a floating-point result is right.
+//
+// Integers: exact, with the same wrap-around modulo 2^32 as the GPU's 32-bit adds, so a sum that
+//   overflows is still checked bit for bit (Reference::wrapped says that it happened).
+// Floating point: accumulated in a wider type (double for float data, long double for double
+//   data), pairwise, with a bound on the reference's own error.
+//
+// The bound for a computed sum (Higham, "Accuracy and Stability of Numerical Algorithms", 4.2):
+// if every element passes through at most `depth` rounded additions on its way to the result,
+//     |computed - exact| <= gamma(depth) * sum |x_i|,   gamma(k) = k*u / (1 - k*u),
+// where u is the unit roundoff (half the machine epsilon). A sequential loop has depth n - 1, a
+// balanced tree ceil(log2 n); each chapter states the depth of its own summation order, and its
+// tests use the bound as their tolerance. min and max round nothing: they are compared exactly.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ops.hpp"
+#include "parallel.hpp"
+
+namespace reduction {
+
+template <typename T> struct Reference {
+  T value{};                  // the reference in the data's own type (integers: exact, wrapped)
+  long double precise = 0;    // the reference in higher precision (equals value for integers)
+  long double magnitude = 0;  // scale of rounding errors: sum |x_i| for sums, |result| for products
+  long double error = 0;      // bound on |precise - exact|
+  bool exact = false;         // compare with == (integers, min, max)
+  bool wrapped = false;       // integer result overflowed 32 bits and wrapped around
+};
+
+// ceil(log2(n)) for n >= 1: the number of levels of a balanced reduction tree over n leaves.
+inline std::size_t ceil_log2(std::size_t n) {
+  std::size_t levels = 0;
+  while ((std::size_t(1) << levels) < n) ++levels;
+  return levels;
+}
+
+// gamma(k) = k*u / (1 - k*u) for unit roundoff u of type F; infinity once k*u >= 1.
+template <typename F> long double gamma_bound(std::size_t k) {
+  const long double u = std::numeric_limits<F>::epsilon() / 2;
+  const long double ku = static_cast<long double>(k) * u;
+  return ku < 1 ? ku / (1 - ku) : std::numeric_limits<long double>::infinity();
+}
+
+namespace detail {
+
+// Higher-precision accumulator for the reference of a floating-point type.
+template <typename T> using WideFloat = std::conditional_t<std::is_same_v<T, float>, double, long double>;
+
+constexpr std::size_t kLeaf = 1024;  // sequential leaves of the pairwise reference sum
+
+template <typename W, typename T> W pairwise_sum(const T* x, std::size_t n) {
+  if (n <= kLeaf) {
+    W s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += static_cast<W>(x[i]);
+    return s;
+  }
+  std::size_t half = n / 2;
+  return pairwise_sum<W>(x, half) + pairwise_sum<W>(x + half, n - half);
+}
+
+// Depth of pairwise_sum over n elements (one more level per halving, kLeaf - 1 in a leaf), plus
+// the levels that combine the per-thread partials.
+inline std::size_t pairwise_depth(std::size_t n, unsigned workers) {
+  std::size_t per = (n + workers - 1) / workers;
+  std::size_t halvings = per > kLeaf ? ceil_log2((per + kLeaf - 1) / kLeaf) : 0;
+  return kLeaf + halvings + ceil_log2(workers);
+}
+
+}  // namespace detail
+
+// Sum reference. Integers: exact modulo 2^32. Floats: pairwise in a wider type, in parallel.
+template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
+  Reference<T> ref;
+  const unsigned workers = cpu_workers(n);
+  if constexpr (std::is_integral_v<T>) {
+    // Unsigned 64-bit arithmetic wraps by definition, and its low 32 bits are the GPU's result.
+    // Read as signed, the total is the true sum for any n below 2^32.
+    std::vector<std::uint64_t> partial(workers, 0);
+    parallel_chunks(n, workers, [&](std::size_t b, std::size_t e, unsigned w) {
+      std::uint64_t s = 0;
+      for (std::size_t i = b; i < e; ++i) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(x[i]));
+      partial[w] = s;
+    });
+    std::uint64_t sum = 0;
+    for (auto p : partial) sum += p;
+    const auto total = static_cast<std::int64_t>(sum);
+    ref.value = static_cast<T>(static_cast<std::uint32_t>(sum));
+    ref.precise = static_cast<long double>(ref.value);
+    ref.magnitude = 0;
+    ref.exact = true;
+    ref.wrapped = total != static_cast<std::int64_t>(ref.value);
+  } else {
+    using W = detail::WideFloat<T>;
+    std::vector<W> partial(workers, 0), partial_abs(workers, 0);
+    parallel_chunks(n, workers, [&](std::size_t b, std::size_t e, unsigned w) {
+      partial[w] = detail::pairwise_sum<W>(x + b, e - b);
+      W a = 0;
+      for (std::size_t i = b; i < e; ++i) a += std::fabs(static_cast<W>(x[i]));
+      partial_abs[w] = a;
+    });
+    W total = 0, abs_total = 0;
+    for (unsigned w = 0; w < workers; ++w) total += partial[w], abs_total += partial_abs[w];
+    ref.precise = total;
+    ref.value = static_cast<T>(total);
+    // sum |x| itself is computed sequentially per worker: allow for its own rounding error.
+    ref.magnitude = abs_total * (1 + gamma_bound<W>(n));
+    ref.error = gamma_bound<W>(detail::pairwise_depth(n, workers)) * ref.magnitude;
+  }
+  return ref;
+}
+
+// Reference for any operator of common/ops.hpp.
+template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std::size_t n, Op op = {}) {
+  if constexpr (std::is_same_v<Op, Sum>) {
+    return reference_sum(x, n);
+  } else if constexpr (std::is_same_v<Op, Product> && !std::is_integral_v<T>) {
+    using W = detail::WideFloat<T>;
+    W p = 1;
+    for (std::size_t i = 0; i < n; ++i) p *= static_cast<W>(x[i]);
+    Reference<T> ref;
+    ref.precise = p;
+    ref.value = static_cast<T>(p);
+    // Each rounded multiplication contributes a relative error of at most u (Higham 3.1).
+    ref.error = gamma_bound<W>(n) * std::fabs(static_cast<long double>(p));
+    ref.magnitude = std::fabs(static_cast<long double>(p)) + ref.error;
+    return ref;
+  } else {
+    // Integer products wrap exactly like the GPU's; min and max pick an element and never round.
+    T acc = Op::template identity<T>();
+    for (std::size_t i = 0; i < n; ++i) acc = op(acc, x[i]);
+    Reference<T> ref;
+    ref.value = acc;
+    ref.precise = static_cast<long double>(acc);
+    ref.exact = true;
+    return ref;
+  }
+}
+
+// Largest difference from the reference that a result computed in T may show when every element
+// passes through at most `depth` rounded operations: gamma(depth) * magnitude, plus the
+// reference's own error. Zero for exact references.
+template <typename T> long double tolerance(const Reference<T>& ref, std::size_t depth) {
+  if (ref.exact) return 0;
+  return gamma_bound<T>(depth) * ref.magnitude + ref.error;
+}
+
+// True if `result` agrees with the reference: bit for bit where the reference is exact, within
+// `tol` otherwise. NaN never agrees.
+template <typename T> bool matches(T result, const Reference<T>& ref, long double tol) {
+  if (ref.exact) return result == ref.value;
+  if (std::isnan(result) || std::isnan(ref.precise)) return false;
+  return std::fabs(static_cast<long double>(result) - ref.precise) <= tol;
+}
+
+}  // namespace reduction

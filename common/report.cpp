@@ -1,0 +1,136 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+namespace reduction {
+
+std::string format_value(const Json& v, DataType type) {
+  if (!v.is_number()) return v.dump();
+  if (type == DataType::Int) return v.dump();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, type == DataType::Float ? "%.9g" : "%.17g", v.as_double());
+  return buf;
+}
+
+std::string format_time(double ms) {
+  char buf[32];
+  if (ms < 1) std::snprintf(buf, sizeof buf, "%.2f us", ms * 1e3);
+  else if (ms < 1000) std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  else std::snprintf(buf, sizeof buf, "%.3f s", ms / 1e3);
+  return buf;
+}
+
+namespace {
+std::string format_cell(const Json& v) {
+  if (!v.is_number()) return v.dump();
+  double d = v.as_double();
+  char buf[32];
+  if (d == std::floor(d) && std::fabs(d) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", d);
+  else std::snprintf(buf, sizeof buf, std::fabs(d) >= 100 ? "%.1f" : "%.3g", d);
+  return buf;
+}
+}  // namespace
+
+Report::Report(const ChapterInfo& info, const Options& options) : info_(info), options_(options) {}
+
+void Report::set_device(const std::string& description) { device_ = description; }
+
+void Report::set_input(DataType type, std::size_t n, const std::string& source) {
+  type_ = type;
+  n_ = n;
+  source_ = source;
+}
+
+void Report::set_reference(Json value, const std::string& note) {
+  reference_ = std::move(value);
+  reference_note_ = note;
+}
+
+void Report::add_run(RunResult run) { runs_.push_back(std::move(run)); }
+
+void Report::print(bool with_runs) {
+  if (options_.json) {
+    Json j = Json::object();
+    j.set("chapter", info_.name);
+    j.set("device", device_);
+    j.set("type", type_name(type_));
+    j.set("n", n_);
+    j.set("input", source_);
+    j.set("reference", reference_);
+    Json runs = Json::array();
+    for (const auto& r : runs_) {
+      Json o = Json::object();
+      o.set("kernel", r.kernel);
+      o.set("result", r.result);
+      o.set("correct", r.correct);
+      o.set("time_ms", r.time_ms);
+      o.set("gbps", r.gbps);
+      for (const auto& kv : r.extra.items()) o.set(kv.first, kv.second);
+      runs.push(std::move(o));
+    }
+    j.set("runs", std::move(runs));
+    for (const auto& kv : fields_.items()) j.set(kv.first, kv.second);
+    std::cout << j.dump() << std::endl;
+    return;
+  }
+  std::cout << "== " << info_.name << ": " << info_.title << " ==\n"
+            << "device     " << device_ << "\n"
+            << "input      n = " << n_ << " " << type_name(type_) << " (" << source_ << ")\n";
+  if (!reference_note_.empty())
+    std::cout << "reference  " << format_value(reference_, type_) << " (" << reference_note_ << ")\n";
+  std::string text = text_.str();
+  if (!text.empty()) std::cout << "\n" << text << (text.back() == '\n' ? "" : "\n");
+  if (with_runs && !runs_.empty()) {
+    std::vector<std::string> header = {"kernel", "result", "correct", "time (median)", "GB/s"};
+    for (const auto& kv : runs_.front().extra.items()) header.push_back(kv.first);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : runs_) {
+      char gbps[32];
+      std::snprintf(gbps, sizeof gbps, "%.1f", r.gbps);
+      std::vector<std::string> row = {r.kernel, format_value(r.result, type_), r.correct ? "yes" : "NO",
+                                      format_time(r.time_ms), gbps};
+      for (const auto& kv : r.extra.items()) row.push_back(format_cell(kv.second));
+      rows.push_back(row);
+    }
+    std::vector<std::size_t> width(header.size());
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      width[c] = header[c].size();
+      for (const auto& row : rows) if (c < row.size()) width[c] = std::max(width[c], row[c].size());
+    }
+    auto print_row = [&](const std::vector<std::string>& row) {
+      for (std::size_t c = 0; c < row.size(); ++c)
+        std::cout << (c ? "  " : "") << std::left << std::setw(static_cast<int>(width[c])) << row[c];
+      std::cout << "\n";
+    };
+    std::cout << "\n";
+    print_row(header);
+    for (const auto& row : rows) print_row(row);
+  }
+  std::string summary = summary_.str();
+  if (!summary.empty()) std::cout << "\n" << summary << (summary.back() == '\n' ? "" : "\n");
+  if (with_runs) {
+    bool ok = std::all_of(runs_.begin(), runs_.end(), [](const RunResult& r) { return r.correct; });
+    std::cout << "\n" << (ok ? "verified: every result matches the CPU reference" : "FAILED: a result differs from the CPU reference")
+              << "\n";
+  }
+  std::cout.flush();
+}
+
+int Report::finish() {
+  print(true);
+  bool ok = std::all_of(runs_.begin(), runs_.end(), [](const RunResult& r) { return r.correct; });
+  return ok ? 0 : 1;
+}
+
+int Report::finish_without_gpu(const std::string& reason) {
+  fields_.set("gpu_unavailable", reason);
+  print(false);
+  std::cerr << info_.name << ": no usable GPU (" << reason << "); the analysis above needs none, the kernels do\n";
+  return 77;
+}
+
+}  // namespace reduction

@@ -1,0 +1,35 @@
+// The launcher shapes of the GPU chapters, and the registry entry that lists a chapter's kernels
+// once for its program, its tests and the benchmark.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "gpu.cuh"
+
+namespace reduction {
+
+// Single-block chapters (03 to 05): reduce the n elements of `data` (device memory, n at most
+// twice the block limit) into result[0]. Chapters 03 and 04 reduce in place and so overwrite
+// `data`; chapter 05 leaves it unchanged.
+template <typename T> using SingleBlockLaunch = void (*)(T* data, std::size_t n, T* result, cudaStream_t stream);
+
+// Multi-block chapters (06 to 09): reduce the n elements of `input` into result[0] with blocks of
+// `block` threads, taking any temporary memory from `scratch`. The input is left unchanged.
+template <typename T>
+using MultiBlockLaunch = void (*)(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
+                                  cudaStream_t stream);
+
+// One kernel of a chapter, as its program, tests and the benchmark see it.
+template <typename Launch> struct Variant {
+  const char* name;  // the --kernel name
+  const char* idea;  // one line: what it does differently
+  Launch launch;
+  // The most rounded additions any one element meets on its way to the result, in this kernel's
+  // order of summation (common/reference.hpp turns it into the float tolerance).
+  std::size_t (*depth)(std::size_t n, int block);
+  bool deterministic;  // same float result on every run (false where atomics set the order)
+};
+
+}  // namespace reduction
