@@ -1,5 +1,6 @@
 // Chapter 01 program: times the sequential reduction on the CPU, the baseline of the tutorial.
 //   01_sequential [--op sum|product|min|max] [--type int|float|double] [--n N] [--input FILE] [--json]
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,9 @@ int main(int argc, char** argv) {
                       << " dependent steps:\n           each needs the previous result, so one core does them one after another.\n";
         if (!ref.exact)
           report.text() << "rounding   every element passes through up to n - 1 rounded operations; the result may differ from\n"
-                           "           the exact value by at most gamma(n-1) * sum|x| = "
-                        << static_cast<double>(tol) << "\n";
+                           "           the exact value by at most gamma(n-1) * "
+                        << (op_kind == OpKind::Sum ? "sum|x|" : "|result|") << " = " << static_cast<double>(tol)
+                        << (std::isinf(static_cast<double>(tol)) ? " (n u >= 1: the bound says nothing; see chapter 02)" : "") << "\n";
         report.fields().set("op", Op::name);
         report.fields().set("operations", ops);
         report.fields().set("tolerance", static_cast<double>(tol));

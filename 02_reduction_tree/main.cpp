@@ -24,7 +24,10 @@ template <typename T> void print_tree(std::ostream& out, const std::vector<T>& v
   for (std::size_t l = 0; l < levels.size(); ++l) {
     out << (l == 0 ? "inputs   " : "step " + std::to_string(l) + "   ");
     for (const T& v : levels[l]) out << " " << v;
-    if (l) out << "   (" << levels[l - 1].size() / 2 << " additions)";
+    if (l) {
+      const std::size_t additions = levels[l - 1].size() / 2;
+      out << "   (" << additions << (additions == 1 ? " addition)" : " additions)");
+    }
     out << "\n";
   }
 }
