@@ -20,6 +20,10 @@ inline std::optional<int> open_gpu(Report& report, DeviceInfo& device) {
   if (!status.usable) return report.finish_without_gpu(status.reason);
   device = current_device();
   report.set_device(device.describe());
+  // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  report.fields().set("driver_cuda_version", version(device.driver_version));
+  report.fields().set("cuda_runtime", version(device.runtime_version));
   return std::nullopt;
 }
 
