@@ -115,6 +115,11 @@ def main():
         rows += typed
 
     meta["date"] = datetime.date.today().isoformat()
+    try:
+        meta["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                        capture_output=True, text=True).stdout.split("\n")[0].strip() or "?"
+    except OSError:
+        meta["driver"] = "?"
     meta["n"] = n
     meta["host"] = platform.node()
 
@@ -133,7 +138,8 @@ def main():
             fmt(r["pct_of_copy"], ".1f"), fmt(r["ratio_to_cub"], ".3f"), fmt(r["step_speedup"], ".2f") + ("x" if r["step_speedup"] else ""),
             fmt(r["cumulative_speedup"], ".1f") + ("x" if r["cumulative_speedup"] else "")]) + " |")
     ceil = meta.get("ceiling_gbps", {})
-    caption = (f"{meta.get('device', 'unknown GPU')}, driver (CUDA) {meta.get("driver_cuda_version", "?")}, CUDA runtime "
+    caption = (f"{meta.get('device', 'unknown GPU')}, driver {meta.get('driver', '?')} "
+               f"(CUDA {meta.get('driver_cuda_version', '?')}), CUDA runtime "
                f"{meta.get('cuda_runtime', '?')}, {meta['date']}; n = {n} (2048 for 03-05); copy ceiling "
                + ", ".join(f"{t}: {v:.0f} GB/s" for t, v in ceil.items()))
     table = "\n".join(md)
