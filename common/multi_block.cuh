@@ -52,6 +52,14 @@ inline std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_by
   return std::min(std::max(input_bytes, 8 * l2_bytes), room);
 }
 
+// What width of index the largest index a kernel computes needs, in one line for the analysis.
+inline std::string index_width_note(std::size_t largest_index) {
+  const std::string at = "the largest index computed is " + std::to_string(largest_index);
+  if (largest_index <= 0x7fffffffull) return at + ": a 32-bit int would still do at this n";
+  if (largest_index <= 0xffffffffull) return at + ": past 2^31 - 1, an int index would overflow (unsigned still fits)";
+  return at + ": past 2^32 - 1, int and unsigned indices would both wrap; 64 bits are needed";
+}
+
 template <typename T> class MultiBlockBench {
  public:
   // Measures the ceiling while the memory is still free, then uploads the input. An input the GPU

@@ -1,0 +1,151 @@
+// Chapter 08: the two-pass reduction. A grid sized to fill the GPU once, a grid-stride loop that
+// spreads any n over it, and block partials combined without atomics.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "common/cuda_check.cuh"
+#include "common/ops.hpp"
+#include "common/reference.hpp"
+#include "common/variants.cuh"
+
+namespace ch08 {
+
+// How a block hands on its partial: stored at out[blockIdx.x] for a later pass, or added to out[0].
+enum class Handoff { Store, AtomicAdd };
+
+// Chapter 07 launched a number of blocks that grew with n and needed a coarsening factor tuned to
+// it, and its atomicAdds summed floats in a different order on every run. Here the grid has a
+// fixed size, chosen from the device (grid_size below), and a grid-stride loop spreads any n over
+// it: the grid's threads read elements 0 .. G-1 together, then G .. 2G-1, and so on (G threads in
+// all), each pass one coalesced sweep. The block's tree follows, and thread 0 stores the block's
+// partial in out[blockIdx.x]. The same kernel, launched again with a single block over those
+// partials, finishes the job: the order of every addition is fixed by the code, so float results
+// are the same, bit for bit, on every run.
+template <Handoff kHandoff, typename T> __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
+  const unsigned t = threadIdx.x;
+  // In 64 bits: with a 32-bit index, i += grid_threads overflows once n passes 2^31 (int) or
+  // wraps around to a small index and loops forever once n passes 2^32 (unsigned).
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
+
+  T sum = reduction::Sum::identity<T>();
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t; i < n; i += grid_threads) sum = add(sum, input[i]);
+  partial[t] = sum;
+
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();  // the previous step's writes are visible before anyone reads them
+    if (t < stride) partial[t] = add(partial[t], partial[t + stride]);
+  }
+  if (t == 0) {
+    if constexpr (kHandoff == Handoff::AtomicAdd) atomicAdd(out, partial[0]);
+    else out[blockIdx.x] = partial[0];
+  }
+}
+
+// How many blocks of `block` threads the GPU runs at once: the occupancy calculator's blocks per
+// multiprocessor (limited by threads, registers and shared memory per block) times the number of
+// multiprocessors. The answer depends only on the kernel, the block size and the device, so it is
+// asked once per kernel and block size (a program uses one device) and kept.
+template <Handoff kHandoff, typename T> int resident_blocks(int block) {
+  static int known[11] = {};  // by log2(block), for blocks of 1 to 1024 threads
+  int& blocks = known[reduction::ceil_log2(block)];
+  if (blocks == 0) {
+    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, two_pass_kernel<kHandoff, T>, block,
+                                                             block * sizeof(T)));
+    blocks = per_multiprocessor * multiprocessors;
+  }
+  return blocks;
+}
+
+// The first pass's grid: every block the GPU can run at once (more would only wait for a free
+// multiprocessor, then loop over the same input), but no more blocks than n has elements for.
+template <Handoff kHandoff, typename T> int grid_size(std::size_t n, int block) {
+  const std::size_t blocks_with_work = (n + block - 1) / block;
+  return static_cast<int>(std::min<std::size_t>(blocks_with_work, resident_blocks<kHandoff, T>(block)));
+}
+
+// The most rounded additions an element meets in a pass over n elements with `grid` blocks (see
+// common/reference.hpp): up to ceil(n / threads) - 1 in its thread's loop (the first, into the
+// identity, is exact), then log2(block) in the tree.
+inline std::size_t pass_depth(std::size_t n, int grid, int block) {
+  const std::size_t threads = std::size_t(grid) * block;
+  return (n + threads - 1) / threads - 1 + reduction::ceil_log2(block);
+}
+
+// finish_cpu: the partials travel to the host, which adds them in a loop and sends the sum back.
+template <typename T>
+void launch_finish_cpu(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
+                       cudaStream_t stream) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  T* partials = scratch.get_as<T>(grid);
+  two_pass_kernel<Handoff::Store><<<grid, block, block * sizeof(T), stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  std::vector<T> host(grid);
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), partials, grid * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // the host waits for the GPU: this round trip is the cost
+  T total = reduction::Sum::identity<T>();
+  for (const T& partial : host) total = reduction::Sum{}(total, partial);
+  CUDA_CHECK(cudaMemcpyAsync(result, &total, sizeof(T), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // `total` must outlive the copy
+}
+
+// finish_atomic: each block adds its partial to the result, which starts at the identity (zero:
+// all bits clear for int, float and double alike); the order of those additions is the order in
+// which the blocks happen to finish.
+template <typename T>
+void launch_finish_atomic(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& /*scratch*/,
+                          cudaStream_t stream) {
+  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
+  CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));
+  two_pass_kernel<Handoff::AtomicAdd><<<grid, block, block * sizeof(T), stream>>>(input, n, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+// finish_kernel: the second pass is the same kernel, with one block, over the partials.
+template <typename T>
+void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
+                          cudaStream_t stream) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  T* partials = scratch.get_as<T>(grid);
+  two_pass_kernel<Handoff::Store><<<grid, block, block * sizeof(T), stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  two_pass_kernel<Handoff::Store><<<1, block, block * sizeof(T), stream>>>(partials, grid, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Depths of the three finishes: the first pass, then the host's loop or the atomics (up to
+// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
+// grid's partials with one block.
+template <typename T> std::size_t depth_finish_cpu(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  return pass_depth(n, grid, block) + grid - 1;
+}
+template <typename T> std::size_t depth_finish_atomic(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
+  return pass_depth(n, grid, block) + grid - 1;
+}
+template <typename T> std::size_t depth_finish_kernel(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  return pass_depth(n, grid, block) + pass_depth(grid, 1, block);
+}
+
+template <typename T> std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
+  return {
+      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_cpu<T>, true},
+      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>, depth_finish_atomic<T>, false},
+      {"finish_kernel", "the same kernel, one block, adds the partials", launch_finish_kernel<T>,
+       depth_finish_kernel<T>, true},
+  };
+}
+
+}  // namespace ch08

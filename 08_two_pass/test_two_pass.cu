@@ -1,0 +1,64 @@
+#include <cstdint>
+#include <cstring>
+
+#include "common/multi_block_testing.cuh"
+#include "common/testing.hpp"
+#include "two_pass.cuh"
+
+using namespace reduction;
+
+TEMPLATE_TEST_CASE("two-pass: every finish at every edge size and block size", "[chapter08]", std::int32_t, float,
+                   double) {
+  for (std::size_t n : testing::edge_sizes()) testing::check_variants_at(ch08::variants<TestType>(), n);
+}
+
+TEST_CASE("two-pass: more than 2^32 elements", "[chapter08][huge]") {
+  testing::check_huge_int_input(ch08::variants<std::int32_t>(), {32, 256, 1024});
+}
+
+TEMPLATE_TEST_CASE("two-pass: without atomics, float results are bitwise identical over 100 runs", "[chapter08]", float,
+                   double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  const std::size_t n = (std::size_t(1) << 24) - 1;
+  INFO("seed " << seed << ", n = " << n);
+  const auto host = generate_input<T>(n, seed);
+  const auto ref = reference_sum(host.data(), n);
+  const DeviceBuffer<T> input(host);
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;
+  for (const auto& variant : ch08::variants<T>()) {
+    if (!variant.deterministic) continue;
+    for (int block : {32, 256, 1024}) {
+      INFO(variant.name << " with blocks of " << block << " threads");
+      T first{};
+      int differing = 0;
+      for (int run = 0; run < 100; ++run) {
+        result.poison();
+        variant.launch(input.data(), n, result.data(), block, scratch, 0);
+        const T r = result.download_one();
+        if (run == 0) {
+          first = r;
+          CHECK_MATCHES(first, ref, tolerance(ref, variant.depth(n, block)));
+        } else if (std::memcmp(&r, &first, sizeof(T)) != 0) {
+          ++differing;
+        }
+      }
+      CHECK(differing == 0);
+    }
+  }
+}
+
+TEST_CASE("two-pass: the grid fills the GPU once, and never outnumbers the work", "[chapter08]") {
+  for (int block : testing::multi_block_sizes()) {
+    INFO("blocks of " << block << " threads");
+    const int resident = ch08::resident_blocks<ch08::Handoff::Store, float>(block);
+    CHECK(resident >= current_device().sm_count);  // at least one block on every multiprocessor
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(1, block) == 1);
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(block) + 1, block) == std::min(2, resident));
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(1) << 30, block) == resident);
+    // Depth of one pass: one element per thread adds nothing in the loop, two add once.
+    CHECK(ch08::pass_depth(std::size_t(block), 1, block) == ceil_log2(block));
+    CHECK(ch08::pass_depth(2 * std::size_t(block), 1, block) == 1 + ceil_log2(block));
+  }
+}
