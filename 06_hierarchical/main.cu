@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
 
       const std::size_t blocks = ch06::block_count(n, block);
       auto& text = report.text();
-      text << "launch     " << blocks << " blocks of " << block << " threads; block b reduces the elements [" << 2 * block
-           << " b, " << 2 * block << " b + " << 2 * block << ")\n"
+      text << "launch     " << blocks << " blocks of " << block << " threads; block b reduces the elements ["
+           << 2 * block << " b, " << 2 * block << " b + " << 2 * block << ")\n"
            << "work       each thread adds its 2 elements as it loads them, then the block's tree takes "
            << ceil_log2(block) << " steps,\n"
            << "           each behind a barrier; thread 0 of each block then adds the partial to the result:\n"
@@ -49,11 +49,12 @@ int main(int argc, char** argv) {
            << "indices    " << index_width_note(2 * std::size_t(block) * blocks - 1) << "\n";
       if constexpr (!std::is_integral_v<T>) {
         const std::size_t depth = ch06::depth(n, block);
-        text << "rounding   an element meets at most " << depth << " rounded additions (1 with its pair, " << ceil_log2(block)
-             << " in the tree, up to " << blocks - 1 << "\n"
-             << "           atomics): tolerance gamma(" << depth << ") x sum|x| = "
-             << static_cast<double>(tolerance(ref, depth)) << ". The blocks finish in a different\n"
-             << "           order on every run, and so do the atomic additions: run_spread shows how far apart runs came.\n";
+        text << "rounding   an element meets at most " << depth << " rounded additions (1 with its pair, "
+             << ceil_log2(block) << " in the tree, up to " << blocks - 1 << "\n"
+             << "           atomics): tolerance gamma(" << depth
+             << ") x sum|x| = " << static_cast<double>(tolerance(ref, depth)) << ". The blocks finish in a different\n"
+             << "           order on every run, and so do the atomic additions: run_spread shows how far apart runs "
+                "came.\n";
       }
       report.fields().set("blocks", blocks);
       report.fields().set("atomic_adds", blocks);

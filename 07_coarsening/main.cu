@@ -108,8 +108,9 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaDeviceGetAttribute(&blocks_per_sm_limit, cudaDevAttrMaxBlocksPerMultiprocessor, device_index));
       const int per_sm = std::min(device.max_threads_per_sm / block, blocks_per_sm_limit);
       const int resident_limit = device.sm_count * per_sm;
-      text << "gpu        runs at most " << resident_limit << " blocks of " << block << " threads at once (" << device.sm_count
-           << " multiprocessors x " << per_sm << "); with fewer blocks than that, some multiprocessors idle\n";
+      text << "gpu        runs at most " << resident_limit << " blocks of " << block << " threads at once ("
+           << device.sm_count << " multiprocessors x " << per_sm
+           << "); with fewer blocks than that, some multiprocessors idle\n";
       report.fields().set("resident_blocks_limit", resident_limit);
 
       MultiBlockBench<T> bench(data, ref, options, device);
@@ -135,15 +136,17 @@ int main(int argc, char** argv) {
       char line[256];
       auto& summary = report.summary();
       if (chosen.size() > 1) {
-        std::snprintf(line, sizeof line, "best       %s: %.1f GB/s, %.1f%% of the copy, %.2fx the throughput of coarse1\n",
+        std::snprintf(line, sizeof line,
+                      "best       %s: %.1f GB/s, %.1f%% of the copy, %.2fx the throughput of coarse1\n",
                       winner.kernel.c_str(), winner.gbps, 100 * winner.gbps / bench.ceiling_gbps(),
                       winner.gbps / runs.front().gbps);
         summary << line;
         if (stopped_at < chosen.size()) {
-          std::snprintf(line, sizeof line,
-                        "sweep      stopped at %s, %.0f%% slower than %s: past there, coarsening costs more than it saves\n",
-                        runs[stopped_at].kernel.c_str(), 100 * (runs[stopped_at].time_ms / winner.time_ms - 1),
-                        winner.kernel.c_str());
+          std::snprintf(
+              line, sizeof line,
+              "sweep      stopped at %s, %.0f%% slower than %s: past there, coarsening costs more than it saves\n",
+              runs[stopped_at].kernel.c_str(), 100 * (runs[stopped_at].time_ms / winner.time_ms - 1),
+              winner.kernel.c_str());
           summary << line;
         } else {
           summary << "sweep      no factor up to " << factors.back() << " was clearly slower than the best so far\n";

@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
         if (finish == "all" || std::string(variant.name) == "finish_" + finish) chosen.push_back(variant);
 
       auto& text = report.text();
-      text << "pass 1     a grid of G blocks of " << block << " threads, G chosen from the device; thread g of the grid adds\n"
+      text << "pass 1     a grid of G blocks of " << block
+           << " threads, G chosen from the device; thread g of the grid adds\n"
            << "           elements g, g + " << block << "G, g + " << 2 * block
            << "G, ... (a grid-stride loop), the block's tree takes " << ceil_log2(block) << " steps,\n"
            << "           and thread 0 stores the block's partial: G partials, no atomics\n"
@@ -67,8 +68,8 @@ int main(int argc, char** argv) {
       text << "grid       the occupancy calculator fits " << resident / device.sm_count << " blocks of " << block
            << " threads on a multiprocessor; x " << device.sm_count << " multiprocessors = " << resident << " blocks"
            << (grid < resident ? "; n needs only " + std::to_string(grid) : std::string()) << ": G = " << grid << "\n"
-           << "           each thread adds up to ceil(n / (G x " << block << ")) = " << (n + grid_threads - 1) / grid_threads
-           << " elements in its loop\n"
+           << "           each thread adds up to ceil(n / (G x " << block
+           << ")) = " << (n + grid_threads - 1) / grid_threads << " elements in its loop\n"
            << "indices    " << index_width_note(n - 1 + grid_threads) << "\n";
       if constexpr (!std::is_integral_v<T>)
         text << "rounding   each finish is checked against the bound of its own order (column tolerance); cpu and\n"

@@ -26,7 +26,8 @@
 
 namespace reduction {
 
-template <typename T> using MultiBlockVariant = Variant<MultiBlockLaunch<T>>;
+template <typename T>
+using MultiBlockVariant = Variant<MultiBlockLaunch<T>>;
 
 namespace detail {
 constexpr std::size_t kDeviceSlack = std::size_t(64) << 20;  // left for the runtime, results and scratch
@@ -60,7 +61,8 @@ inline std::string index_width_note(std::size_t largest_index) {
   return at + ": past 2^32 - 1, int and unsigned indices would both wrap; 64 bits are needed";
 }
 
-template <typename T> class MultiBlockBench {
+template <typename T>
+class MultiBlockBench {
  public:
   // Measures the ceiling while the memory is still free, then uploads the input. An input the GPU
   // cannot hold is bad input (exit status 2, with the sizes), not a failed allocation.
@@ -90,7 +92,9 @@ template <typename T> class MultiBlockBench {
     const long double tol = tolerance_of(variant);
     RunResult run = run_reduction<T>(
         variant.name,
-        [&](cudaStream_t stream) { variant.launch(input_.data(), n_, result_.data(), options_.block, scratch_, stream); },
+        [&](cudaStream_t stream) {
+          variant.launch(input_.data(), n_, result_.data(), options_.block, scratch_, stream);
+        },
         result_, ref_, tol, options_, double(n_) * sizeof(T));
     Json extra = Json::object();
     extra.set("pct_of_copy", ceiling_gbps_ > 0 ? Json(100 * run.gbps / ceiling_gbps_) : Json());
@@ -102,18 +106,21 @@ template <typename T> class MultiBlockBench {
 
   // Puts the reference, the block size and the ceiling into the report.
   void describe(Report& report) const {
-    if (ref_.exact) report.set_reference(ref_, 0);
+    if (ref_.exact)
+      report.set_reference(ref_, 0);
     else
-      report.set_reference(json_value(ref_.value), "higher-precision CPU sum; each kernel passes within the error bound "
-                                                   "of its own summation order (column tolerance)");
+      report.set_reference(json_value(ref_.value),
+                           "higher-precision CPU sum; each kernel passes within the error bound "
+                           "of its own summation order (column tolerance)");
     report.fields().set("block", options_.block);
     report.fields().set("copy_ceiling_bytes", ceiling_bytes_);
     report.fields().set("copy_ceiling_gbps", ceiling_gbps_);
     char line[200];
-    std::snprintf(line, sizeof line, "ceiling    a device-to-device copy of %.0f MiB ran at %.1f GB/s (bytes read + written over\n",
+    std::snprintf(line, sizeof line,
+                  "ceiling    a device-to-device copy of %.0f MiB ran at %.1f GB/s (bytes read + written over\n",
                   ceiling_bytes_ / double(1 << 20), ceiling_gbps_);
-    report.summary() << line
-                     << "           the median time); pct_of_copy is each kernel's GB/s (bytes of input read) over that.\n";
+    report.summary()
+        << line << "           the median time); pct_of_copy is each kernel's GB/s (bytes of input read) over that.\n";
   }
 
  private:

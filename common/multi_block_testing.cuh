@@ -47,7 +47,8 @@ void check_variants(const std::vector<MultiBlockVariant<T>>& variants, const Dev
 }
 
 // The same on a fresh random input of n elements, for every allowed block size.
-template <typename T> void check_variants_at(const std::vector<MultiBlockVariant<T>>& variants, std::size_t n) {
+template <typename T>
+void check_variants_at(const std::vector<MultiBlockVariant<T>>& variants, std::size_t n) {
   const auto seed = fresh_seed();
   INFO("seed " << seed << ", n = " << n);
   const auto host = generate_input<T>(n, seed);
@@ -64,7 +65,8 @@ namespace detail {
 // generate_input<std::int32_t>'s numbers (common/input.hpp: splitmix64 of seed and index, reduced
 // to [-100, 100]), made on the GPU, so that a 16 GiB input needs neither host memory nor an upload.
 // The test compares samples with random_element() on the host, so the two cannot drift apart.
-template <typename Int> __global__ void fill_random_ints(Int* out, std::size_t n, std::uint64_t seed) {
+template <typename Int>
+__global__ void fill_random_ints(Int* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     std::uint64_t x = seed * 0xD1342543DE82EF95ull + i + 0x9E3779B97F4A7C15ull;
@@ -82,7 +84,8 @@ inline Reference<std::int32_t> streamed_int_reference(std::size_t n, std::uint64
   parallel_chunks(n, workers, [&](std::size_t b, std::size_t e, unsigned w) {
     std::uint64_t s = 0;
     for (std::size_t i = b; i < e; ++i)
-      s += static_cast<std::uint64_t>(static_cast<std::int64_t>(random_element<std::int32_t>(seed, i, Distribution::Default)));
+      s += static_cast<std::uint64_t>(
+          static_cast<std::int64_t>(random_element<std::int32_t>(seed, i, Distribution::Default)));
     partial[w] = s;
   });
   std::uint64_t sum = 0;
@@ -103,8 +106,8 @@ inline std::optional<std::string> no_room_for(std::size_t bytes) {
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes + kSlack <= free_bytes) return std::nullopt;
   std::ostringstream why;
-  why << "the input needs " << (bytes + kSlack) / double(1 << 30) << " GiB of device memory, " << free_bytes / double(1 << 30)
-      << " GiB are free";
+  why << "the input needs " << (bytes + kSlack) / double(1 << 30) << " GiB of device memory, "
+      << free_bytes / double(1 << 30) << " GiB are free";
   return why.str();
 }
 

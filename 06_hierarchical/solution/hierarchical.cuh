@@ -21,7 +21,8 @@ namespace ch06 {
 // the block's partial to the one result with atomicAdd, which the hardware performs as one
 // indivisible read-add-write: two blocks finishing at the same moment cannot both read the old
 // value and lose one of the additions.
-template <typename T> __global__ void hierarchical_kernel(const T* input, std::size_t n, T* result) {
+template <typename T>
+__global__ void hierarchical_kernel(const T* input, std::size_t n, T* result) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
@@ -57,7 +58,7 @@ inline std::size_t depth(std::size_t n, int block) {
   return reduction::ceil_log2(2 * std::size_t(block)) + block_count(n, block) - 1;
 }
 
-// Reduces input[0, n) into result[0]. The atomic additions need the result to start at the
+// Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
 // identity: zero, all bits clear for int, float and double alike. Clearing it here, on the same
 // stream, makes the clearing part of every launch and of its measured time.
 template <typename T>
@@ -69,7 +70,8 @@ void launch(const T* input, std::size_t n, T* result, int block, reduction::Devi
   CUDA_CHECK_LAUNCH();
 }
 
-template <typename T> std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
+template <typename T>
+std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {{"hierarchical", "each block reduces its segment of 2 x block elements; atomicAdd joins the blocks",
            launch<T>, depth, false}};
 }

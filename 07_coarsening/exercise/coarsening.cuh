@@ -28,7 +28,8 @@ namespace ch07 {
 // consecutive elements, so the reads stay coalesced. kCoarse is a template argument: the loop's
 // trip count is known at compile time, and the compiler can unroll it and issue several loads
 // before the first one returns.
-template <int kCoarse, typename T> __global__ void coarsened_kernel(const T* input, std::size_t n, T* result) {
+template <int kCoarse, typename T>
+__global__ void coarsened_kernel(const T* input, std::size_t n, T* result) {
   // TODO: chapter 06's kernel, with each thread adding 2 x kCoarse elements before the tree.
   //  - Shared memory for blockDim.x values of T is sized at launch: declare it as
   //      extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -49,11 +50,12 @@ inline std::size_t block_count(std::size_t n, int block, int coarse) {
 // The most rounded additions an element meets (see common/reference.hpp): up to 2 x kCoarse - 1
 // in its thread's loop (the first, into the identity, is exact), log2(block) in the tree, then up
 // to block_count - 1 into the result, in whatever order the blocks finish.
-template <int kCoarse> std::size_t depth(std::size_t n, int block) {
+template <int kCoarse>
+std::size_t depth(std::size_t n, int block) {
   return 2 * std::size_t(kCoarse) - 1 + reduction::ceil_log2(block) + block_count(n, block, kCoarse) - 1;
 }
 
-// Reduces input[0, n) into result[0]. The atomic additions need the result to start at the
+// Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
 // identity: zero, all bits clear for int, float and double alike. Clearing it here, on the same
 // stream, makes the clearing part of every launch and of its measured time.
 template <int kCoarse, typename T>
@@ -69,7 +71,8 @@ void launch(const T* input, std::size_t n, T* result, int block, reduction::Devi
 // where, at the default size, too few blocks are left to fill the GPU.
 using CoarseFactors = std::integer_sequence<int, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024>;
 
-template <int kCoarse, typename T> reduction::Variant<reduction::MultiBlockLaunch<T>> variant() {
+template <int kCoarse, typename T>
+reduction::Variant<reduction::MultiBlockLaunch<T>> variant() {
   static const std::string name = "coarse" + std::to_string(kCoarse);
   static const std::string idea = "each thread adds " + std::to_string(2 * kCoarse) + " elements before the tree";
   return {name.c_str(), idea.c_str(), launch<kCoarse, T>, depth<kCoarse>, false};
@@ -81,11 +84,15 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants_for(std
 }
 
 // One variant per factor, in the order of CoarseFactors, named "coarse1", "coarse2", ...
-template <typename T> std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
+template <typename T>
+std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return variants_for<T>(CoarseFactors{});
 }
 
-template <int... kFactors> std::vector<int> factors_of(std::integer_sequence<int, kFactors...>) { return {kFactors...}; }
+template <int... kFactors>
+std::vector<int> factors_of(std::integer_sequence<int, kFactors...>) {
+  return {kFactors...};
+}
 
 // The factor of each variant, in the same order.
 inline std::vector<int> coarse_factors() { return factors_of(CoarseFactors{}); }

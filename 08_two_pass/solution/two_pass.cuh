@@ -21,12 +21,13 @@ enum class Handoff { Store, AtomicAdd };
 // Chapter 07 launched a number of blocks that grew with n and needed a coarsening factor tuned to
 // it, and its atomicAdds summed floats in a different order on every run. Here the grid has a
 // fixed size, chosen from the device (grid_size below), and a grid-stride loop spreads any n over
-// it: the grid's threads read elements 0 .. G-1 together, then G .. 2G-1, and so on (G threads in
-// all), each pass one coalesced sweep. The block's tree follows, and thread 0 stores the block's
-// partial in out[blockIdx.x]. The same kernel, launched again with a single block over those
-// partials, finishes the job: the order of every addition is fixed by the code, so float results
-// are the same, bit for bit, on every run.
-template <Handoff kHandoff, typename T> __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
+// it: with G blocks of B threads, the grid's G x B threads read elements 0 .. GB - 1 together,
+// then the next GB, and so on, each pass one coalesced sweep. The block's tree follows, and
+// thread 0 stores the block's partial in out[blockIdx.x]. The same kernel, launched again with a
+// single block over those partials, finishes the job: the order of every addition is fixed by the
+// code, so float results are the same, bit for bit, on every run.
+template <Handoff kHandoff, typename T>
+__global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
@@ -44,8 +45,10 @@ template <Handoff kHandoff, typename T> __global__ void two_pass_kernel(const T*
     if (t < stride) partial[t] = add(partial[t], partial[t + stride]);
   }
   if (t == 0) {
-    if constexpr (kHandoff == Handoff::AtomicAdd) atomicAdd(out, partial[0]);
-    else out[blockIdx.x] = partial[0];
+    if constexpr (kHandoff == Handoff::AtomicAdd)
+      atomicAdd(out, partial[0]);
+    else
+      out[blockIdx.x] = partial[0];
   }
 }
 
@@ -53,7 +56,8 @@ template <Handoff kHandoff, typename T> __global__ void two_pass_kernel(const T*
 // multiprocessor (limited by threads, registers and shared memory per block) times the number of
 // multiprocessors. The answer depends only on the kernel, the block size and the device, so it is
 // asked once per kernel and block size (a program uses one device) and kept.
-template <Handoff kHandoff, typename T> int resident_blocks(int block) {
+template <Handoff kHandoff, typename T>
+int resident_blocks(int block) {
   static int known[11] = {};  // by log2(block), for blocks of 1 to 1024 threads
   int& blocks = known[reduction::ceil_log2(block)];
   if (blocks == 0) {
@@ -69,7 +73,8 @@ template <Handoff kHandoff, typename T> int resident_blocks(int block) {
 
 // The first pass's grid: every block the GPU can run at once (more would only wait for a free
 // multiprocessor, then loop over the same input), but no more blocks than n has elements for.
-template <Handoff kHandoff, typename T> int grid_size(std::size_t n, int block) {
+template <Handoff kHandoff, typename T>
+int grid_size(std::size_t n, int block) {
   const std::size_t blocks_with_work = (n + block - 1) / block;
   return static_cast<int>(std::min<std::size_t>(blocks_with_work, resident_blocks<kHandoff, T>(block)));
 }
@@ -126,20 +131,24 @@ void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, r
 // Depths of the three finishes: the first pass, then the host's loop or the atomics (up to
 // grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
 // grid's partials with one block.
-template <typename T> std::size_t depth_finish_cpu(std::size_t n, int block) {
+template <typename T>
+std::size_t depth_finish_cpu(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
   return pass_depth(n, grid, block) + grid - 1;
 }
-template <typename T> std::size_t depth_finish_atomic(std::size_t n, int block) {
+template <typename T>
+std::size_t depth_finish_atomic(std::size_t n, int block) {
   const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
   return pass_depth(n, grid, block) + grid - 1;
 }
-template <typename T> std::size_t depth_finish_kernel(std::size_t n, int block) {
+template <typename T>
+std::size_t depth_finish_kernel(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
   return pass_depth(n, grid, block) + pass_depth(grid, 1, block);
 }
 
-template <typename T> std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
+template <typename T>
+std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {
       {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_cpu<T>, true},
       {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>, depth_finish_atomic<T>, false},
