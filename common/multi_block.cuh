@@ -46,11 +46,13 @@ inline std::string gibibytes(std::size_t bytes) {
 }  // namespace detail
 
 // Bytes of the device-to-device copy that sets the ceiling: as many as the input, but at least
-// eight times the L2 cache, so that the copy streams from DRAM rather than from cache, and no more
-// than half of the free memory (the copy needs a source and a destination).
+// eight times the L2 cache, so that the copy streams from DRAM rather than from cache. Past that
+// the copy's bandwidth no longer depends on its size, so it stops at 2 GiB, and at half of the free
+// memory (the copy needs a source and a destination).
 inline std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_bytes, std::size_t free_bytes) {
+  constexpr std::size_t kLargest = std::size_t(2) << 30;
   const std::size_t room = free_bytes > detail::kDeviceSlack ? (free_bytes - detail::kDeviceSlack) / 2 : 0;
-  return std::min(std::max(input_bytes, 8 * l2_bytes), room);
+  return std::min({std::max(input_bytes, 8 * l2_bytes), kLargest, room});
 }
 
 // What width of index the largest index a kernel computes needs, in one line for the analysis.
