@@ -1,10 +1,22 @@
 # ctest helper: keeps each chapter's exercise kernel header in step with its solution.
+cmake_minimum_required(VERSION 3.25)
 # For every NN_name/solution/<file>.cuh under SOURCE_DIR:
 #  - exercise/<file>.cuh exists (the same file name), and exercise/ holds no other headers;
 #  - every launcher and registry declaration of the solution (a line declaring launch...( or
 #    variants( ) appears, character for character, in the exercise: same launcher signature;
 #  - the exercise marks itself unfinished (REDUCTION_EXERCISE_UNFINISHED) and says TODO.
 # That the exercise builds is checked by building with -DREDUCTION_EXERCISES=ON (.ci/run does).
+# Reads a file as a list of lines. ';', '[' and ']' would confuse CMake's list splitting, so they
+# are replaced by placeholders in both files alike before any comparison.
+function(read_lines path out)
+  file(READ ${path} text)
+  string(REPLACE ";" "<semicolon>" text "${text}")
+  string(REPLACE "[" "<lbracket>" text "${text}")
+  string(REPLACE "]" "<rbracket>" text "${text}")
+  string(REPLACE "\n" ";" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
 file(GLOB solutions RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/[0-9][0-9]_*/solution/*.cuh)
 if(NOT solutions)
   message("no chapter has a solution/ header yet")
@@ -16,8 +28,8 @@ foreach(solution IN LISTS solutions)
     string(APPEND problems "${exercise} is missing (${solution} has no exercise version)\n")
     continue()
   endif()
-  file(STRINGS ${SOURCE_DIR}/${solution} solution_lines)
-  file(STRINGS ${SOURCE_DIR}/${exercise} exercise_lines)
+  read_lines(${SOURCE_DIR}/${solution} solution_lines)
+  read_lines(${SOURCE_DIR}/${exercise} exercise_lines)
   set(signatures 0)
   foreach(line IN LISTS solution_lines)
     if(line MATCHES "^[ ]*[A-Za-z_].*[ *&](launch[A-Za-z0-9_]*|variants)[ ]*\\(" AND NOT line MATCHES "^[ ]*(//|return|if|for)")
