@@ -1,0 +1,85 @@
+// Chapter 04: the convergent kernel. The same tree as chapter 03, with the threads rearranged.
+//
+// In chapter 03 the active threads spread over the whole block: long after most of them had
+// stopped, every warp still held one busy thread and so occupied all 32 of its lanes, and the
+// threads of a warp touched addresses far apart. Here thread t owns element t and adds the element
+// `stride` places further on, with the stride halving from the block size down to 1: the active
+// threads are the first `stride` ones. They stay packed at the front of the block, so whole warps
+// skip the addition, and neighbouring threads touch neighbouring addresses, which a warp loads and
+// stores in as few memory segments as there can be.
+//
+// The pairs differ from chapter 03's: element 0 meets element blockDim.x first, not element 1. That
+// regrouping needs the operator to be commutative as well as associative, as sum is.
+//
+// What is still slow (chapter 05 fixes it): every step reads and writes global memory.
+#pragma once
+
+#include <cstddef>
+
+#include "common/ops.hpp"
+#include "common/single_block.hpp"
+// EXERCISE: write the body of the kernel below (the TODO), then delete this line. While it is
+// here, the program says on stderr that the kernel is not implemented yet.
+#define REDUCTION_EXERCISE_UNFINISHED 1
+
+#if defined(__CUDACC__)
+#include "common/cuda_check.cuh"
+#include "common/variants.cuh"
+#endif
+
+namespace ch04 {
+
+// The index arithmetic. The kernel below uses it, and so do the CPU trace, the model and the tests
+// (REDUCTION_HD: __host__ __device__ under nvcc, a plain inline function elsewhere), so that they
+// evaluate exactly what the kernel evaluates.
+
+// The strides, in order: the block size, half of it, ..., 1. The first step adds the two halves.
+REDUCTION_HD unsigned first_stride(unsigned threads) { return threads; }
+REDUCTION_HD unsigned next_stride(unsigned stride) { return stride / 2; }
+REDUCTION_HD bool stride_in_range(unsigned stride, unsigned /*threads*/) { return stride >= 1; }
+
+// Thread t owns element t ...
+REDUCTION_HD std::size_t owner_of(unsigned thread) { return thread; }
+// ... and adds to it the element `stride` places further on.
+REDUCTION_HD std::size_t partner_of(unsigned thread, unsigned stride) { return owner_of(thread) + stride; }
+
+// A thread adds in the step of `stride` if it is one of the first `stride` threads and its partner
+// exists. When n is not a power of two some partners of the first step lie past the end of the
+// array, and the guard skips those additions: it does what padding with the identity would,
+// without the padding.
+REDUCTION_HD bool is_active(unsigned thread, unsigned stride, std::size_t n) {
+  return thread < stride && partner_of(thread, stride) < n;
+}
+
+#if defined(__CUDACC__)  // the kernel and its launcher need nvcc; the index arithmetic above does not
+
+template <typename T>
+__global__ void convergent_kernel(T* data, std::size_t n, T* result) {
+  // TODO: reduce data[0, n) into *result, in place, with the index arithmetic above. The body is
+  // the same as chapter 03's kernel: only the helpers changed. Write it again without looking:
+  //  - the strides from first_stride(blockDim.x), while stride_in_range(stride, blockDim.x), on
+  //    to next_stride(stride);
+  //  - in each step, a thread t = threadIdx.x for which is_active(t, stride, n) holds adds
+  //    data[partner_of(t, stride)] to data[owner_of(t)], with reduction::Sum{}(a, b);
+  //  - __syncthreads() after each step, reached by every thread of the block;
+  //  - thread 0 stores data[0] to *result.
+  //  Then run the tests (ctest -L chapter04) and compare with `04_convergent --n 16 --trace`.
+}
+
+// Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.
+template <typename T>
+void launch(T* data, std::size_t n, T* result, cudaStream_t stream) {
+  reduction::single_block::require_valid_size(n);
+  convergent_kernel<<<1, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
+  return {"convergent", "the stride halving from the block size; active threads packed together", &launch<T>,
+          &reduction::single_block::tree_depth, true};
+}
+
+#endif  // __CUDACC__
+
+}  // namespace ch04

@@ -1,0 +1,142 @@
+// CPU tests of chapter 04's analysis: the execution-resource and memory model of the convergent
+// kernel, and its trace, all evaluated from the kernel's own index arithmetic. No GPU needed.
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "common/input.hpp"
+#include "common/single_block.hpp"
+#include "common/testing.hpp"
+#include "model.hpp"
+
+using namespace reduction;
+namespace sb = reduction::single_block;
+
+namespace {
+std::vector<std::size_t> tree_steps_column(const sb::BlockCounts& c, std::size_t sb::StepCounts::*field) {
+  std::vector<std::size_t> column;
+  for (const auto& s : c.steps)
+    if (s.adds) column.push_back(s.*field);
+  return column;
+}
+}  // namespace
+
+TEST_CASE("the strides halve from the block size", "[chapter04]") {
+  CHECK(ch04::strides(512) == std::vector<unsigned>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
+  CHECK(ch04::strides(1) == std::vector<unsigned>{1});
+}
+
+TEST_CASE("the model at n = 1024: 1023 additions in 1152 thread slots", "[chapter04]") {
+  const auto c = ch04::model(1024, sizeof(std::int32_t));
+  CHECK(c.threads == 512);
+  CHECK(tree_steps_column(c, &sb::StepCounts::active_threads) ==
+        std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
+  // Whole warps drop out while the active threads fill them; the last warp then stays for five steps.
+  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) == std::vector<std::size_t>{16, 8, 4, 2, 1, 1, 1, 1, 1, 1});
+  CHECK(c.ops == 1023);
+  CHECK(c.warp_steps == 36);
+  CHECK(c.thread_slots == 1152);
+  CHECK(c.efficiency == 1023.0 / 1152.0);
+  CHECK(ch04::text_closed_form(1024).thread_slots == std::optional<std::size_t>(1152));
+}
+
+TEST_CASE("the model at n = 256: 255 additions in 384 thread slots", "[chapter04]") {
+  const auto c = ch04::model(256, sizeof(std::int32_t));
+  CHECK(c.threads == 128);
+  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) == std::vector<std::size_t>{4, 2, 1, 1, 1, 1, 1, 1});
+  CHECK(c.ops == 255);
+  CHECK(c.warp_steps == 12);
+  CHECK(c.thread_slots == 384);
+  CHECK(ch04::text_closed_form(256).thread_slots == std::optional<std::size_t>(384));
+  CHECK_FALSE(ch04::text_closed_form(1000).thread_slots);
+}
+
+TEST_CASE("memory: one request per access while a warp's addresses are adjacent", "[chapter04]") {
+  SECTION("int: 32 adjacent 4-byte elements fill one 128-byte segment") {
+    const auto c = ch04::model(1024, 4);
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
+          std::vector<std::size_t>{3, 3, 3, 3, 3, 3, 3, 3, 3, 3});
+    CHECK(c.requests == 36 * 3 + 2);
+    CHECK(c.reads == 2 * 1023 + 1);  // as many as chapter 03: two per addition, and the final load
+    CHECK(c.writes == 1023 + 1);
+  }
+  SECTION("double: 32 adjacent 8-byte elements take two segments") {
+    const auto c = ch04::model(1024, 8);
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
+          std::vector<std::size_t>{6, 6, 6, 6, 6, 3, 3, 3, 3, 3});
+  }
+  SECTION("n = 1000: the guard leaves warp 15 with 8 active threads in the first step") {
+    const auto c = ch04::model(1000, 4);
+    REQUIRE(c.steps.front().stride == 512);
+    CHECK(c.steps.front().active_threads == 488);  // t + 512 < 1000
+    CHECK(c.steps.front().active_warps == 16);
+    CHECK(c.reads == 2 * 999 + 1);
+    CHECK(c.writes == 999 + 1);
+  }
+}
+
+TEST_CASE("for every n: n - 1 additions, and no step races", "[chapter04]") {
+  for (std::size_t n = 1; n <= sb::kMaxElements; ++n) {
+    INFO("n = " << n);
+    const unsigned threads = sb::threads_for(n);
+    std::size_t ops = 0;
+    for (unsigned stride : ch04::strides(threads)) {
+      // Within a step, no thread reads or writes an element that another thread writes.
+      std::set<std::size_t> written, read;
+      for (unsigned t = 0; t < threads; ++t) {
+        if (!ch04::is_active(t, stride, n)) continue;
+        ++ops;
+        REQUIRE(ch04::partner_of(t, stride) < n);
+        REQUIRE(written.insert(ch04::owner_of(t)).second);
+        read.insert(ch04::partner_of(t, stride));
+      }
+      for (std::size_t e : read) REQUIRE(written.count(e) == 0);
+    }
+    REQUIRE(ops == n - 1);
+    REQUIRE(ch04::model(n, 4).ops == n - 1);
+  }
+}
+
+TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums gather at the front", "[chapter04]") {
+  const auto tr = ch04::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  CHECK(tr.threads == 4);
+  REQUIRE(tr.steps.size() == 3);
+  CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1, 2, 3});
+  CHECK(tr.steps[0].values == std::vector<int>{7, 2, 13, 3, 4, 1, 6, 3});
+  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 1});
+  CHECK(tr.steps[1].values == std::vector<int>{20, 5, 13, 3, 4, 1, 6, 3});
+  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
+  CHECK(tr.steps[2].values == std::vector<int>{25, 5, 13, 3, 4, 1, 6, 3});
+  CHECK(tr.result == 25);
+}
+
+TEST_CASE("the trace of 1 2 3 4 5: the guard skips the partners past the end", "[chapter04]") {
+  const auto tr = ch04::trace(std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(tr.threads == 4);
+  REQUIRE(tr.steps.size() == 3);
+  CHECK(tr.steps[0].active == std::vector<unsigned>{0});  // thread 1's partner would be element 5
+  CHECK(tr.steps[0].values == std::vector<int>{6, 2, 3, 4, 5});
+  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 1});
+  CHECK(tr.steps[1].values == std::vector<int>{9, 6, 3, 4, 5});
+  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
+  CHECK(tr.steps[2].values == std::vector<int>{15, 6, 3, 4, 5});
+  CHECK(tr.result == 15);
+}
+
+TEST_CASE("the trace of one element adds nothing", "[chapter04]") {
+  const auto tr = ch04::trace(std::vector<float>{2.5f});
+  REQUIRE(tr.steps.size() == 1);
+  CHECK(tr.steps[0].active.empty());
+  CHECK(tr.result == 2.5f);
+  CHECK(ch04::model(1, 4).thread_slots == 0);
+}
+
+TEST_CASE("the trace sums every small input exactly (int)", "[chapter04]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n = 1; n <= sb::kMaxTraceElements; ++n) {
+    INFO("n = " << n);
+    const auto x = generate_input<std::int32_t>(n, seed);
+    CHECK(ch04::trace(x).result == reference_sum(x.data(), n).value);
+  }
+}

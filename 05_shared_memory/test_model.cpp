@@ -1,0 +1,112 @@
+// CPU tests of chapter 05's analysis: the global-memory traffic of the shared-memory kernel, and
+// its trace, all evaluated from the kernel's own index arithmetic. No GPU needed.
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "common/input.hpp"
+#include "common/single_block.hpp"
+#include "common/testing.hpp"
+#include "model.hpp"
+
+using namespace reduction;
+namespace sb = reduction::single_block;
+
+TEST_CASE("the steps: the first on the way in, the others in shared memory", "[chapter05]") {
+  CHECK(ch05::shared_strides(512) == std::vector<unsigned>{256, 128, 64, 32, 16, 8, 4, 2, 1});
+  CHECK(ch05::shared_strides(1).empty());
+}
+
+TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]") {
+  SECTION("int") {
+    const auto c = ch05::model(1024, 4);
+    CHECK(c.reads == 1024);
+    CHECK(c.writes == 1);
+    // 16 warps, each loading 32 adjacent elements twice (data[t], data[t + 512]), and the result.
+    CHECK(c.requests == 16 + 16 + 1);
+    CHECK(c.ops == 1023);
+    REQUIRE(c.steps.size() == 11);  // the load, nine steps in shared memory, the result
+    for (std::size_t i = 1; i + 1 < c.steps.size(); ++i) {
+      CHECK(c.steps[i].reads == 0);
+      CHECK(c.steps[i].writes == 0);
+    }
+  }
+  SECTION("double: 32 adjacent 8-byte elements take two segments") {
+    const auto c = ch05::model(1024, 8);
+    CHECK(c.requests == 32 + 32 + 1);
+  }
+  SECTION("n = 1000: the guard skips the 24 partners past the end") {
+    const auto c = ch05::model(1000, 4);
+    CHECK(c.reads == 1000);
+    CHECK(c.steps.front().active_threads == 488);
+    CHECK(c.requests == 16 + 16 + 1);  // warp 15 still loads 8 partners
+  }
+}
+
+TEST_CASE("for every n: each element read once, n - 1 additions, no step races", "[chapter05]") {
+  for (std::size_t n = 1; n <= sb::kMaxElements; ++n) {
+    INFO("n = " << n);
+    const unsigned threads = sb::threads_for(n);
+    REQUIRE(threads <= n);  // every thread has a first element to load
+    const auto c = ch05::model(n, 4);
+    REQUIRE(c.reads == n);
+    REQUIRE(c.writes == 1);
+    REQUIRE(c.ops == n - 1);
+    for (unsigned stride : ch05::shared_strides(threads)) {
+      std::set<std::size_t> written, read;
+      for (unsigned t = 0; t < threads; ++t) {
+        if (!ch05::is_active(t, stride, threads)) continue;
+        REQUIRE(ch05::partner_of(t, stride) < threads);
+        REQUIRE(written.insert(ch05::owner_of(t)).second);
+        read.insert(ch05::partner_of(t, stride));
+      }
+      for (std::size_t e : read) REQUIRE(written.count(e) == 0);
+    }
+  }
+}
+
+TEST_CASE("the trace of 3 1 7 0 4 1 6 3: two elements per thread on the way in", "[chapter05]") {
+  const auto tr = ch05::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  CHECK(tr.threads == 4);
+  REQUIRE(tr.steps.size() == 3);
+  CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1, 2, 3});
+  CHECK(tr.steps[0].values == std::vector<int>{7, 2, 13, 3});
+  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 1});
+  CHECK(tr.steps[1].values == std::vector<int>{20, 5, 13, 3});
+  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
+  CHECK(tr.steps[2].values == std::vector<int>{25, 5, 13, 3});
+  CHECK(tr.result == 25);
+  CHECK(tr.input == std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+}
+
+TEST_CASE("the trace of 1 2 3 4 5: threads without a partner load one element", "[chapter05]") {
+  const auto tr = ch05::trace(std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(tr.threads == 4);
+  REQUIRE(tr.steps.size() == 3);
+  CHECK(tr.steps[0].active == std::vector<unsigned>{0});
+  CHECK(tr.steps[0].actions.size() == 4);  // every thread loads
+  CHECK(tr.steps[0].values == std::vector<int>{6, 2, 3, 4});
+  CHECK(tr.steps[1].values == std::vector<int>{9, 6, 3, 4});
+  CHECK(tr.steps[2].values == std::vector<int>{15, 6, 3, 4});
+  CHECK(tr.result == 15);
+}
+
+TEST_CASE("the trace of one element: one load, no addition", "[chapter05]") {
+  const auto tr = ch05::trace(std::vector<double>{2.5});
+  REQUIRE(tr.steps.size() == 1);
+  CHECK(tr.steps[0].active.empty());
+  CHECK(tr.result == 2.5);
+  const auto c = ch05::model(1, 8);
+  CHECK(c.reads == 1);
+  CHECK(c.writes == 1);
+}
+
+TEST_CASE("the trace sums every small input exactly (int)", "[chapter05]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n = 1; n <= sb::kMaxTraceElements; ++n) {
+    INFO("n = " << n);
+    const auto x = generate_input<std::int32_t>(n, seed);
+    CHECK(ch05::trace(x).result == reference_sum(x.data(), n).value);
+  }
+}

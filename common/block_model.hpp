@@ -1,0 +1,297 @@
+// The execution-resource and memory model of a single-block reduction (chapters 03 to 05),
+// evaluated thread by thread from the kernel's own index arithmetic.
+//
+// A chapter lists the steps of its kernel: for each, the activity predicate (which threads add in
+// that step) and the element each of its global loads and stores touches, as functions of the
+// thread, built from the same __host__ __device__ helpers the kernel calls. evaluate() runs them
+// for every thread of the block and counts:
+//  - active threads, and active warps: the 32 threads of a warp issue together, so a warp holds all
+//    32 of its thread slots for a step in which any of its threads is active, however few;
+//  - global-memory reads and writes, in elements;
+//  - requests: for each warp-wide load or store, the distinct 128-byte segments its threads'
+//    addresses fall into. A warp whose 32 threads touch one aligned segment needs one request;
+//    scattered addresses need more. The array is assumed to start on a 128-byte boundary, as
+//    cudaMalloc's allocations do (they are 256-byte aligned).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+#include "single_block.hpp"
+
+namespace reduction::single_block {
+
+constexpr std::size_t kSegmentBytes = 128;
+
+// One load or store instruction, as the threads of the block execute it: the element each thread
+// touches, or nothing for a thread that skips it.
+struct MemoryAccess {
+  bool write = false;
+  std::function<std::optional<std::size_t>(unsigned thread)> element;
+};
+
+// One step of a kernel.
+struct ModelStep {
+  std::string name;                             // "stride 4", "load", "result"
+  unsigned stride = 0;                          // 0 for a step without one
+  std::function<bool(unsigned thread)> active;  // the activity predicate; empty for a step that adds nothing
+  std::vector<MemoryAccess> global;             // its global-memory accesses, in program order
+};
+
+struct StepCounts {
+  std::string name;
+  unsigned stride = 0;
+  bool adds = false;  // a step of the tree: it enters the execution-resource model
+  std::size_t active_threads = 0, active_warps = 0;
+  std::size_t reads = 0, writes = 0;                         // elements
+  std::size_t requests = 0;                                  // over all warps
+  std::size_t min_warp_requests = 0, max_warp_requests = 0;  // over the warps that access memory
+};
+
+struct BlockCounts {
+  std::size_t n = 0;
+  unsigned threads = 0;
+  std::size_t element_bytes = 0;
+  std::vector<StepCounts> steps;
+  std::size_t ops = 0;                                           // additions: the active threads of every step
+  std::size_t warp_steps = 0;                                    // active warps, summed over the steps of the tree
+  std::size_t thread_slots = 0;                                  // 32 per warp-step
+  double efficiency = std::numeric_limits<double>::quiet_NaN();  // ops / thread_slots (none: no slots)
+  std::size_t reads = 0, writes = 0, requests = 0;
+};
+
+inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element_bytes,
+                            const std::vector<ModelStep>& steps) {
+  BlockCounts total;
+  total.n = n;
+  total.threads = threads;
+  total.element_bytes = element_bytes;
+  const unsigned warps = warps_for(threads);
+  for (const ModelStep& step : steps) {
+    StepCounts c;
+    c.name = step.name;
+    c.stride = step.stride;
+    c.adds = static_cast<bool>(step.active);
+    for (unsigned w = 0; w < warps; ++w) {
+      const unsigned first = w * kWarpSize, last = std::min(threads, first + kWarpSize);
+      bool warp_active = false;
+      if (step.active)
+        for (unsigned t = first; t < last; ++t)
+          if (step.active(t)) {
+            ++c.active_threads;
+            warp_active = true;
+          }
+      if (warp_active) ++c.active_warps;
+      std::size_t warp_requests = 0;
+      for (const MemoryAccess& access : step.global) {
+        std::set<std::size_t> segments;
+        for (unsigned t = first; t < last; ++t)
+          if (auto element = access.element(t)) {
+            segments.insert(*element * element_bytes / kSegmentBytes);
+            ++(access.write ? c.writes : c.reads);
+          }
+        warp_requests += segments.size();
+      }
+      if (warp_requests) {
+        c.min_warp_requests = c.requests ? std::min(c.min_warp_requests, warp_requests) : warp_requests;
+        c.max_warp_requests = std::max(c.max_warp_requests, warp_requests);
+        c.requests += warp_requests;
+      }
+    }
+    if (c.adds) {
+      total.ops += c.active_threads;
+      total.warp_steps += c.active_warps;
+    }
+    total.reads += c.reads;
+    total.writes += c.writes;
+    total.requests += c.requests;
+    total.steps.push_back(c);
+  }
+  total.thread_slots = total.warp_steps * kWarpSize;
+  if (total.thread_slots) total.efficiency = double(total.ops) / double(total.thread_slots);
+  return total;
+}
+
+// The steps of a tree reduced in place in global memory (chapters 03 and 04): in the step of each
+// stride, every active thread loads data[owner] and data[partner] and stores their sum to
+// data[owner]; at the end thread 0 loads data[0] and stores it to *result.
+//   active(thread, stride), owner(thread), partner(thread, stride): the kernel's own helpers.
+template <typename Active, typename Owner, typename Partner>
+std::vector<ModelStep> in_place_steps(const std::vector<unsigned>& strides, Active active, Owner owner,
+                                      Partner partner) {
+  std::vector<ModelStep> steps;
+  for (unsigned stride : strides) {
+    auto if_active = [=](auto index) {
+      return [=](unsigned t) -> std::optional<std::size_t> {
+        if (!active(t, stride)) return std::nullopt;
+        return index(t);
+      };
+    };
+    auto owner_index = [=](unsigned t) { return std::size_t(owner(t)); };
+    auto partner_index = [=](unsigned t) { return std::size_t(partner(t, stride)); };
+    steps.push_back(
+        {"stride " + std::to_string(stride),
+         stride,
+         [=](unsigned t) { return active(t, stride); },
+         {{false, if_active(owner_index)}, {false, if_active(partner_index)}, {true, if_active(owner_index)}}});
+  }
+  auto thread_zero = [](std::size_t element) {
+    return [=](unsigned t) -> std::optional<std::size_t> {
+      if (t != 0) return std::nullopt;
+      return element;
+    };
+  };
+  steps.push_back({"result", 0, {}, {{false, thread_zero(0)}, {true, thread_zero(0)}}});
+  return steps;
+}
+
+// A closed form from the text, to print beside the evaluation.
+struct ClosedForm {
+  std::string formula;                      // as the text writes it
+  std::optional<std::size_t> thread_slots;  // nothing where it does not apply
+  std::string applies_to;                   // the n it is meant for
+  std::string difference;                   // why it differs from the evaluation, where it does
+};
+
+namespace detail {
+inline std::string percent(double fraction) {
+  if (std::isnan(fraction)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+inline std::string warp_requests(const StepCounts& c) {
+  if (!c.requests) return "-";
+  if (c.min_warp_requests == c.max_warp_requests) return std::to_string(c.max_warp_requests);
+  return std::to_string(c.min_warp_requests) + "-" + std::to_string(c.max_warp_requests);
+}
+}  // namespace detail
+
+// "one block of 512 threads (16 warps)"
+inline std::string describe_block(unsigned threads) {
+  const unsigned warps = warps_for(threads);
+  return "one block of " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " (" +
+         std::to_string(warps) + (warps == 1 ? " warp" : " warps") + ")";
+}
+
+// The step table and the efficiency, with the text's closed form beside it.
+//   predicate: the activity predicate in words.
+inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
+                                  const ClosedForm& text, const char* type) {
+  out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
+      << "  " << predicate << "\n\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %24s\n", "step", "stride", "active threads", "active warps",
+                "requests per active warp");
+  out << line;
+  int step = 0;
+  for (const StepCounts& s : c.steps) {
+    if (!s.adds) continue;
+    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %24s\n", ++step, s.stride, s.active_threads,
+                  s.active_warps, detail::warp_requests(s).c_str());
+    out << line;
+  }
+  out << "  (requests: the 128-byte segments touched by a warp's load of data[owner], its load of\n"
+      << "   data[partner] and its store to data[owner], with " << c.element_bytes << "-byte " << type
+      << " elements)\n\n"
+      << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
+      << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
+      << " additions: efficiency " << detail::percent(c.efficiency) << "\n"
+      << "  the text's closed form " << text.formula << "\n  ";
+  if (!text.thread_slots) {
+    out << "does not apply: it is meant for " << text.applies_to << "\n";
+    return;
+  }
+  out << "gives " << *text.thread_slots << " thread slots (efficiency "
+      << detail::percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
+  if (*text.thread_slots == c.thread_slots)
+    out << ": it agrees\n";
+  else
+    out << ", " << (*text.thread_slots < c.thread_slots ? "too few" : "too many") << ": " << text.difference << "\n";
+}
+
+// Global memory per launch, counted from the access pattern.
+inline void print_memory(std::ostream& out, const BlockCounts& c, const char* type) {
+  out << "Global memory per launch, counted from the kernel's accesses (" << c.element_bytes << "-byte " << type
+      << " elements):\n"
+      << "  reads     " << c.reads << (c.reads == 1 ? " element\n" : " elements\n") << "  writes    " << c.writes
+      << (c.writes == 1 ? " element\n" : " elements\n") << "  requests  " << c.requests
+      << " (128-byte segments, summed over the warps' loads and stores)\n";
+}
+
+// "efficiency": {"ops", "warp_steps", "thread_slots", "efficiency"}
+inline Json efficiency_json(const BlockCounts& c) {
+  Json j = Json::object();
+  j.set("ops", c.ops);
+  j.set("warp_steps", c.warp_steps);
+  j.set("thread_slots", c.thread_slots);
+  j.set("efficiency", c.efficiency);
+  return j;
+}
+
+inline Json closed_form_json(const ClosedForm& text) {
+  Json j = Json::object();
+  j.set("formula", text.formula);
+  j.set("thread_slots", text.thread_slots ? Json(*text.thread_slots) : Json());
+  return j;
+}
+
+// Every step: its activity and memory counts.
+inline Json steps_json(const BlockCounts& c) {
+  Json steps = Json::array();
+  for (const StepCounts& s : c.steps) {
+    Json j = Json::object();
+    j.set("step", s.name);
+    if (s.stride) j.set("stride", s.stride);
+    if (s.adds) {
+      j.set("active_threads", s.active_threads);
+      j.set("active_warps", s.active_warps);
+    }
+    j.set("reads", s.reads);
+    j.set("writes", s.writes);
+    j.set("requests", s.requests);
+    j.set("max_requests_per_warp", s.max_warp_requests);
+    steps.push(std::move(j));
+  }
+  return steps;
+}
+
+// "memory": {"element_bytes", "reads", "writes", "requests"}
+inline Json memory_json(const BlockCounts& c) {
+  Json j = Json::object();
+  j.set("element_bytes", c.element_bytes);
+  j.set("reads", c.reads);
+  j.set("writes", c.writes);
+  j.set("requests", c.requests);
+  j.set("segment_bytes", kSegmentBytes);
+  return j;
+}
+
+inline Json launch_json(unsigned threads) {
+  Json j = Json::object();
+  j.set("blocks", 1);
+  j.set("threads", threads);
+  j.set("warps", warps_for(threads));
+  return j;
+}
+
+// What the time of these kernels means.
+inline void print_timing_note(std::ostream& out, int reps, std::size_t steps) {
+  out << "Time: the median of " << reps
+      << " launches, each timed with CUDA events. One block runs on a single SM, and\n"
+      << "its " << steps << (steps == 1 ? " step ends" : " steps each end")
+      << " at a barrier: the time is launch latency and a chain of dependent\n"
+      << "steps, not memory traffic. These kernels are bound by latency, not bandwidth, so read the\n"
+      << "microseconds; the GB/s column says little here.\n";
+}
+
+}  // namespace reduction::single_block

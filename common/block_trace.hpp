@@ -1,0 +1,226 @@
+// The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), computed on
+// the CPU with the kernel's own index arithmetic.
+//
+// Within one step of these kernels no thread reads an element that another thread writes in that
+// step (the chapters' tests check it for every n), and the barrier between steps makes each step
+// see all of the previous one. So running the active threads of a step one after another gives
+// exactly what the block computes in parallel, down to the last bit of a float: the same additions
+// of the same operands, step by step.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "block_model.hpp"
+#include "json.hpp"
+#include "ops.hpp"
+#include "report.hpp"
+#include "single_block.hpp"
+#include "types.hpp"
+
+namespace reduction::single_block {
+
+template <typename T>
+struct TraceStep {
+  std::string name;              // "stride 2", "load"
+  std::vector<unsigned> active;  // the threads that added in this step
+  // What each thread that wrote did, in the kernel's names: {0, "data[0] += data[2]"}.
+  std::vector<std::pair<unsigned, std::string>> actions;
+  std::string array;          // the array the step writes: "data" (global) or "partial" (shared)
+  std::vector<T> values;      // that array after the step
+  std::vector<bool> written;  // the elements the step wrote
+};
+
+template <typename T>
+struct Trace {
+  std::string layout;  // who owns what, in one line: "thread t owns data[2t]"
+  unsigned threads = 0;
+  std::vector<T> input;
+  std::vector<TraceStep<T>> steps;
+  std::string result_from;  // the element thread 0 stores to *result: "data[0]"
+  T result{};
+};
+
+// The trace of a tree reduced in place (chapters 03 and 04); the helpers are the kernel's own:
+//   active(thread, stride), owner(thread), partner(thread, stride).
+template <typename T, typename Active, typename Owner, typename Partner>
+Trace<T> trace_in_place(const std::vector<T>& input, unsigned threads, const std::vector<unsigned>& strides,
+                        Active active, Owner owner, Partner partner, const std::string& layout) {
+  Trace<T> trace;
+  trace.layout = layout;
+  trace.threads = threads;
+  trace.input = input;
+  std::vector<T> data = input;
+  const Sum add{};
+  for (unsigned stride : strides) {
+    TraceStep<T> step;
+    step.name = "stride " + std::to_string(stride);
+    step.array = "data";
+    step.written.assign(data.size(), false);
+    for (unsigned t = 0; t < threads; ++t) {
+      if (!active(t, stride)) continue;
+      const std::size_t o = owner(t), p = partner(t, stride);
+      data[o] = add(data[o], data[p]);
+      step.active.push_back(t);
+      step.actions.push_back({t, "data[" + std::to_string(o) + "] += data[" + std::to_string(p) + "]"});
+      step.written[o] = true;
+    }
+    step.values = data;
+    trace.steps.push_back(std::move(step));
+  }
+  trace.result_from = "data[0]";
+  trace.result = data[0];
+  return trace;
+}
+
+namespace detail {
+
+// Short enough for 8 or 16 to a line; the result line shows every digit.
+template <typename T>
+std::string trace_value(T v) {
+  if constexpr (std::is_integral_v<T>) return std::to_string(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", static_cast<double>(v));
+  return buf;
+}
+
+// "0-31", "0 2 4 6", "0-15 32"
+inline std::string thread_list(const std::vector<unsigned>& threads) {
+  std::string out;
+  for (std::size_t i = 0; i < threads.size();) {
+    std::size_t j = i;
+    while (j + 1 < threads.size() && threads[j + 1] == threads[j] + 1) ++j;
+    if (!out.empty()) out += ' ';
+    if (j - i >= 2)
+      out += std::to_string(threads[i]) + "-" + std::to_string(threads[j]);
+    else {
+      out += std::to_string(threads[i]);
+      if (j > i) out += " " + std::to_string(threads[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+inline std::string describe_active(const std::vector<unsigned>& active) {
+  if (active.empty()) return "no thread adds";
+  std::vector<unsigned> warps;
+  for (unsigned t : active)
+    if (warps.empty() || warps.back() != t / kWarpSize) warps.push_back(t / kWarpSize);
+  return (active.size() == 1 ? "thread " : "threads ") + thread_list(active) +
+         (active.size() == 1 ? " adds (" : " add (") + std::to_string(active.size()) + ", in " +
+         std::to_string(warps.size()) + (warps.size() == 1 ? " warp)" : " warps)");
+}
+
+template <typename T>
+void print_array(std::ostream& out, const std::string& name, const std::vector<T>& values,
+                 const std::vector<bool>& written, std::size_t label_width, std::size_t width, std::size_t per_line) {
+  for (std::size_t begin = 0; begin < values.size(); begin += per_line) {
+    const std::size_t end = std::min(values.size(), begin + per_line);
+    std::string label = name + "[" + std::to_string(begin) + ".." + std::to_string(end - 1) + "]";
+    label.resize(std::max(label.size(), label_width), ' ');
+    std::string line = "    " + label;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::string v = trace_value(values[i]);
+      line += std::string(width - v.size() + 1, ' ') + v + (i < written.size() && written[i] ? '*' : ' ');
+    }
+    while (line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+}
+
+}  // namespace detail
+
+template <typename T>
+void print_trace(std::ostream& out, const Trace<T>& trace) {
+  std::size_t width = 1;
+  for (const T& v : trace.input) width = std::max(width, detail::trace_value(v).size());
+  for (const auto& step : trace.steps)
+    for (const T& v : step.values) width = std::max(width, detail::trace_value(v).size());
+  const std::size_t per_line = width <= 5 ? 16 : 8;
+  std::size_t name_width = 4;  // "data"
+  for (const auto& step : trace.steps) name_width = std::max(name_width, step.array.size());
+  const std::size_t label_width = name_width + 2 * std::to_string(trace.input.size()).size() + 4;  // "name[a..b]"
+
+  std::string layout = trace.layout;
+  if (!layout.empty()) layout[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(layout[0])));
+  out << "Trace: " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
+      << describe_block(trace.threads) << ".\n"
+      << layout << ".\n"
+      << "After each step, the array the step works on; * marks the elements it wrote.\n\n"
+      << "input\n";
+  detail::print_array(out, "data", trace.input, {}, label_width, width, per_line);
+  int number = 0;
+  for (const auto& step : trace.steps) {
+    out << "step " << ++number << ", " << step.name << ": " << detail::describe_active(step.active) << "\n";
+    // The actions in columns, as many to a line as fit in 100 characters.
+    std::vector<std::string> actions;
+    std::size_t action_width = 0;
+    for (const auto& [thread, what] : step.actions) {
+      actions.push_back("t" + std::to_string(thread) + ": " + what);
+      action_width = std::max(action_width, actions.back().size());
+    }
+    const std::size_t per_row = std::max<std::size_t>(1, 96 / (action_width + 3));
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+      std::string cell = actions[i];
+      const bool last_in_row = (i + 1) % per_row == 0 || i + 1 == actions.size();
+      if (!last_in_row) cell.resize(action_width + 3, ' ');
+      out << (i % per_row == 0 ? "    " : "") << cell << (last_in_row ? "\n" : "");
+    }
+    detail::print_array(out, step.array, step.values, step.written, label_width, width, per_line);
+  }
+  out << "result: " << trace.result_from << " = " << format_value(json_value(trace.result), data_type_of<T>())
+      << ", which thread 0 stores to *result\n";
+}
+
+// The trace must end in the value the GPU returned, bit for bit: it makes the same additions in the
+// same order. Says which in `out`, and marks the run wrong if not.
+template <typename T>
+void check_trace_against_gpu(const Trace<T>& trace, RunResult& run, std::ostream& out) {
+  const T gpu = static_cast<T>(run.result.as_double());  // exact: the JSON number holds every bit of a T
+  const std::string traced = format_value(json_value(trace.result), data_type_of<T>());
+  if (std::memcmp(&gpu, &trace.result, sizeof(T)) == 0) {
+    out << "The trace ends in " << traced << ", the value the GPU returned, bit for bit.\n";
+  } else {
+    out << "FAILED: the trace ends in " << traced << ", but the GPU returned "
+        << format_value(run.result, data_type_of<T>()) << "\n";
+    run.correct = false;
+  }
+}
+
+template <typename T>
+Json trace_json(const Trace<T>& trace) {
+  auto values = [](const std::vector<T>& v) {
+    Json a = Json::array();
+    for (const T& x : v) a.push(json_value(x));
+    return a;
+  };
+  Json j = Json::object();
+  j.set("layout", trace.layout);
+  j.set("threads", trace.threads);
+  j.set("input", values(trace.input));
+  Json steps = Json::array();
+  for (const auto& step : trace.steps) {
+    Json s = Json::object();
+    s.set("step", step.name);
+    Json active = Json::array();
+    for (unsigned t : step.active) active.push(t);
+    s.set("active_threads", std::move(active));
+    s.set("array", step.array);
+    s.set("values", values(step.values));
+    steps.push(std::move(s));
+  }
+  j.set("steps", std::move(steps));
+  j.set("result", json_value(trace.result));
+  return j;
+}
+
+}  // namespace reduction::single_block

@@ -1,0 +1,58 @@
+# ctest helper for the single-block chapters (03 to 05): the program under compute-sanitizer.
+#   PROGRAM    the chapter's executable
+#   SANITIZER  compute-sanitizer as found when configuring (empty or NOTFOUND: searched again here)
+#   HINT       the CUDA toolkit's bin folder
+# memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory hazards) and
+# synccheck (barriers misused) must each report nothing, and the program must verify its result,
+# for sizes that are and are not powers of two, small and full, for int and double. Without a GPU
+# or without compute-sanitizer it prints "SKIPPED: ...", which ctest reports as a skip.
+if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
+  find_program(found_sanitizer compute-sanitizer HINTS ${HINT} /usr/local/cuda/bin)
+  set(SANITIZER "${found_sanitizer}")
+endif()
+if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
+  message("SKIPPED: compute-sanitizer not found")
+  return()
+endif()
+execute_process(COMMAND ${PROGRAM} --n 2 --reps 1 --warmup 0 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 77)
+  message("SKIPPED: no usable GPU")
+  return()
+endif()
+
+set(failures "")
+foreach(tool memcheck racecheck synccheck)
+  foreach(n 1 13 1000 2048)
+    foreach(type int double)
+      set(args --n ${n} --type ${type} --reps 2 --warmup 0)
+      execute_process(COMMAND ${SANITIZER} --tool ${tool} --error-exitcode 99 ${PROGRAM} ${args}
+        RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+      set(log "${out}${err}")
+      set(summary "no summary")
+      set(clean FALSE)
+      if(tool STREQUAL "racecheck")
+        if(log MATCHES "RACECHECK SUMMARY: ([0-9]+) hazard")
+          set(summary "${CMAKE_MATCH_1} hazard(s)")
+          if(CMAKE_MATCH_1 EQUAL 0)
+            set(clean TRUE)
+          endif()
+        endif()
+      elseif(log MATCHES "ERROR SUMMARY: ([0-9]+) error")
+        set(summary "${CMAKE_MATCH_1} error(s)")
+        if(CMAKE_MATCH_1 EQUAL 0)
+          set(clean TRUE)
+        endif()
+      endif()
+      string(REPLACE ";" " " shown "${tool} ${args}")
+      message("${shown}: exit status ${rc}, ${summary}")
+      if(NOT clean OR NOT rc EQUAL 0)
+        string(APPEND failures "${shown}: exit status ${rc}, ${summary}\n${log}\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
+message("compute-sanitizer: memcheck, racecheck and synccheck report nothing")
