@@ -36,9 +36,11 @@ std::string megabytes(std::size_t bytes) {
 // measure the cache, not DRAM. So unless --hot-l2 asks for exactly that, a small input is copied
 // until the copies span at least three times the L2, and each run reads the next copy: by its
 // turn, a copy has long been evicted. Every copy holds the same data.
-template <typename T> class RotatingInput {
+template <typename T>
+class RotatingInput {
  public:
-  RotatingInput(const DeviceBuffer<T>& input, std::size_t l2_bytes, bool hot_l2) : first_(input.data()), n_(input.size()) {
+  RotatingInput(const DeviceBuffer<T>& input, std::size_t l2_bytes, bool hot_l2)
+      : first_(input.data()), n_(input.size()) {
     const std::size_t bytes = std::max<std::size_t>(n_ * sizeof(T), 1);
     copies_ = hot_l2 ? 1 : std::clamp<std::size_t>((3 * l2_bytes + bytes - 1) / bytes, 1, kMaxCopies);
     stride_ = (bytes + 255) / 256 * 256 / sizeof(T);  // each copy 256-byte aligned, as cudaMalloc's are
@@ -73,7 +75,8 @@ RunResult measure(const std::string& name, Launch&& launch, std::size_t depth, R
 
 // --sweep: every configuration of `fastest` (ch09::launch_fastest_with), each a row of the table.
 // The compile-time knobs are listed here; block sizes and waves vary at run time.
-template <bool kWide, int kLoads, bool kOnePass, bool kChunked> struct Knobs {
+template <bool kWide, int kLoads, bool kOnePass, bool kChunked>
+struct Knobs {
   static constexpr bool wide = kWide, one_pass = kOnePass, chunked = kChunked;
   static constexpr int loads = kLoads;
   static std::string name(int block, int waves) {
@@ -101,7 +104,7 @@ void sweep_fastest(std::vector<RunResult>& runs, RotatingInput<T>& input, std::s
             K::name(block, waves),
             [&](const T* in, cudaStream_t s) {
               ch09::launch_fastest_with<Sum, T, K::wide, K::loads, K::one_pass, K::chunked>(in, n, result.data(), block,
-                                                                                           waves, scratch, s);
+                                                                                            waves, scratch, s);
             },
             ch09::fastest_depth_with<Sum, T, K::wide, K::loads, K::one_pass, K::chunked>(n, block, waves), input, n,
             result, ref, options, ceiling_gbps));
@@ -128,14 +131,17 @@ int main(int argc, char** argv) {
   std::string op_text = "sum";
   bool hot_l2 = false, sweep = false;
   CommandLine cli(info, options);
-  cli.add_option("--op", op_text, "operator (warp_volatile, warp_syncwarp and unrolled add only)", {"sum", "max", "min"});
+  cli.add_option("--op", op_text, "operator (warp_volatile, warp_syncwarp and unrolled add only)",
+                 {"sum", "max", "min"});
   cli.add_flag("--hot-l2", hot_l2, "time small inputs from L2: every run reads the same copy (default: rotate copies)");
   cli.add_flag("--sweep", sweep, "also time every configuration of fastest (sum of int or float)");
   cli.add_check([&]() -> std::optional<std::string> {
     for (const auto& k : options.kernels)
       if (options.block < ch09::min_block(k))
-        return "--block " + std::to_string(options.block) + " is for --kernel unrolled only: " + k +
-               " reduces whole warps and needs 32 to 1024 threads";
+        return "--block " + std::to_string(options.block) +
+               " is below 32, which only unrolled (and fastest and cub, "
+               "which choose their own) accept: " +
+               k + " reduces whole warps";
     return std::nullopt;
   });
   cli.add_check([&]() -> std::optional<std::string> {
@@ -185,10 +191,12 @@ int main(int argc, char** argv) {
                  << "           (the tree is padded to 64 values) with no block-wide barrier\n"
                  << "           unrolled: the same steps with " << block
                  << " a compile-time constant, so the loops become straight code\n"
-                 << "           shuffle, fastest: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
+                 << "           shuffle: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
           } else {
             text << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
           }
+          text << "           fastest: the shuffle tree in blocks of its own size, " << ch09::FastestChoice::kBlock
+               << " threads; cub chooses its own\n";
           text << "bytes      " << n << " x " << sizeof(T) << " = " << megabytes(n * sizeof(T))
                << " to read once, the least any kernel must move\n";
           if (!skipped.empty()) {
@@ -237,16 +245,15 @@ int main(int argc, char** argv) {
           auto& summary = report.summary();
           char line[256];
           if (input.copies() > 1)
-            summary << "L2         the input (" << megabytes(input_bytes) << ") fits in the " << megabytes(device.l2_bytes)
-                    << " L2: each run reads the next of " << input.copies()
+            summary << "L2         the input (" << megabytes(input_bytes) << ") fits in the "
+                    << megabytes(device.l2_bytes) << " L2: each run reads the next of " << input.copies()
                     << " copies of it,\n           so every kernel, cub too, starts from DRAM (--hot-l2: from L2)\n";
           else if (hot_l2 && input_bytes < 3 * device.l2_bytes)
             summary << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
           if (cub_ms > 0 && fastest_ms > 0) {
-            std::snprintf(line, sizeof line,
-                          "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n",
-                          cub_ms / fastest_ms, format_time(cub_ms).c_str(), format_time(fastest_ms).c_str(),
-                          options.reps);
+            std::snprintf(
+                line, sizeof line, "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n",
+                cub_ms / fastest_ms, format_time(cub_ms).c_str(), format_time(fastest_ms).c_str(), options.reps);
             summary << line;
             report.fields().set("fastest_vs_cub", cub_ms / fastest_ms);
           }

@@ -19,10 +19,12 @@ using namespace reduction;
 
 namespace {
 
-template <typename T> using Registry = std::vector<Variant<MultiBlockLaunch<T>>>;
+template <typename T>
+using Registry = std::vector<Variant<MultiBlockLaunch<T>>>;
 
 // One launch on a poisoned result slot; returns what the kernel wrote.
-template <typename T, typename Launch> T run_once(Launch&& launch) {
+template <typename T, typename Launch>
+T run_once(Launch&& launch) {
   DeviceBuffer<T> result(1);
   result.poison();
   launch(result.data());
@@ -36,17 +38,22 @@ T run_variant(const Variant<MultiBlockLaunch<T>>& v, const T* input, std::size_t
 }
 
 // Inputs for max and min too: integers in [-100, 100], floats shifted to [-0.5, 0.5).
-template <typename T> std::vector<T> fresh_input(std::size_t n, std::uint64_t seed) {
+template <typename T>
+std::vector<T> fresh_input(std::size_t n, std::uint64_t seed) {
   auto data = generate_input<T>(n, seed);
   if constexpr (!std::is_integral_v<T>)
     for (auto& x : data) x -= T(0.5);
   return data;
 }
 
-template <typename T> bool same_bits(T a, T b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+template <typename T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
 
 // Every variant of `Op` on `data` at `block`: right, and (floats) the same bits on a second run.
-template <typename Op, typename T> void check_registry(const std::vector<T>& data, int block) {
+template <typename Op, typename T>
+void check_registry(const std::vector<T>& data, int block) {
   const std::size_t n = data.size();
   const auto ref = reference_reduce<Op>(data.data(), n);
   DeviceBuffer<T> input(data);
@@ -65,8 +72,8 @@ template <typename Op, typename T> void check_registry(const std::vector<T>& dat
 
 TEMPLATE_TEST_CASE("every variant sums inputs of any size", "[chapter09]", std::int32_t, float, double) {
   using T = TestType;
-  const std::size_t n = GENERATE(as<std::size_t>{}, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4099, (1 << 20) + 1,
-                                 (1 << 24) - 1);
+  const std::size_t n =
+      GENERATE(as<std::size_t>{}, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4099, (1 << 20) + 1, (1 << 24) - 1);
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   check_registry<Sum>(fresh_input<T>(n, seed), 256);
@@ -111,7 +118,8 @@ TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09
 }
 
 // The knobs of fastest that the program's --sweep times: each combination must be right too.
-template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked> void check_fastest_knobs() {
+template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked>
+void check_fastest_knobs() {
   const auto seed = testing::fresh_seed();
   for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(4099), std::size_t(1 << 20) + 1}) {
     const auto data = fresh_input<T>(n, seed + n);
@@ -124,9 +132,11 @@ template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked> void
                      << ", loads " << kLoads << ", one pass " << kOnePass << ", chunked " << kChunked);
         const T r = run_once<T>([&](T* result) {
           ch09::launch_fastest_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(input.data(), n, result, block, waves,
-                                                                              scratch, 0);
+                                                                               scratch, 0);
         });
-        CHECK_MATCHES(r, ref, tolerance(ref, ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves)));
+        CHECK_MATCHES(
+            r, ref,
+            tolerance(ref, ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves)));
       }
   }
 }
@@ -147,7 +157,8 @@ TEST_CASE("one-pass fastest stays right as its grid changes from launch to launc
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   const auto small = fresh_input<std::int32_t>(100, seed), large = fresh_input<std::int32_t>(1 << 22, seed + 1);
-  const auto small_ref = reference_sum(small.data(), small.size()), large_ref = reference_sum(large.data(), large.size());
+  const auto small_ref = reference_sum(small.data(), small.size()),
+             large_ref = reference_sum(large.data(), large.size());
   DeviceBuffer<std::int32_t> small_in(small), large_in(large);
   DeviceScratch scratch;
   const auto fastest = ch09::variants<Sum, std::int32_t>()[4];
@@ -171,7 +182,8 @@ TEMPLATE_TEST_CASE("float results are the same bits run after run", "[chapter09]
     INFO("variant " << v.name);
     const T first = run_variant(v, input.data(), n, 256, scratch);
     bool all_same = true;
-    for (int run = 0; run < 20; ++run) all_same = all_same && same_bits(first, run_variant(v, input.data(), n, 256, scratch));
+    for (int run = 0; run < 20; ++run)
+      all_same = all_same && same_bits(first, run_variant(v, input.data(), n, 256, scratch));
     CHECK(all_same);
   }
 }

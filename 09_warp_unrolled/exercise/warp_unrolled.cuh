@@ -47,7 +47,8 @@ using reduction::DeviceScratch;
 // size keeps every multiprocessor full, and a grid-stride loop lets it cover any n. The answer
 // depends only on the kernel, the block size and the device, so it is asked once and kept: the
 // launch path then makes no driver query, which matters when a reduction takes microseconds.
-template <typename Kernel> int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
+template <typename Kernel>
+int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
   static std::map<std::tuple<int, const void*, int, std::size_t>, int> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -69,7 +70,8 @@ inline int grid_for(std::size_t work, std::size_t per_block, int resident) {
 // Chapter 08's first step: each thread folds every (blocks x threads)-th element into one value,
 // reading consecutive elements across the grid at each step (coalesced). Indices in 64 bits: the
 // grid-stride index passes 2^31 for inputs that large.
-template <typename Op, typename T> __device__ T thread_partial(const T* input, std::size_t n) {
+template <typename Op, typename T>
+__device__ T thread_partial(const T* input, std::size_t n) {
   const Op op{};
   T sum = Op::template identity<T>();
   const std::size_t stride = std::size_t(blockDim.x) * gridDim.x;
@@ -126,7 +128,8 @@ inline std::size_t two_pass_depth(std::size_t n, int block, int grid, std::size_
 // The warp reads slots up to 63, so shared memory holds at least 64 values, and a 32-thread block
 // fills slots 32 to 63 with the identity. (The CUDA Handbook's listing sizes its array to the
 // block and so reads past the end of it for a 32-thread block.)
-template <typename T> __global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_results) {
+template <typename T>
+__global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_results) {
   // TODO: chapter 08's kernel with the classic warp-synchronous finish. Hints:
   //  - partial[t] = thread_partial<reduction::Sum>(input, n); in a 32-thread block also fill slots
   //    32 to 63 with the identity (the warp reads up to slot 63); then __syncthreads().
@@ -142,7 +145,8 @@ template <typename T> __global__ void warp_volatile_kernel(const T* input, std::
 //    reads its neighbour into a register, waits until every lane has read, writes, and waits
 //    until every lane's write is visible. `volatile` is no longer needed: the barriers order the
 //    accesses, and the running sum stays in a register.
-template <typename T> __global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_results) {
+template <typename T>
+__global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_results) {
   // TODO: the same kernel as warp_volatile, with a correct warp finish. Hints: in threads t < 32,
   // keep the running sum in a register; at each step d = 32, ..., 1 read partial[t + d] and add
   // it, __syncwarp(), write partial[t], __syncwarp(). No volatile is needed. Thread 0 writes the
@@ -169,7 +173,8 @@ void launch_warp_syncwarp(const T* input, std::size_t n, T* result, int block, D
 }
 
 // Both pad the tree to 64 values: log2(max(block, 64)) levels.
-template <typename T> std::size_t warp_finish_depth(std::size_t n, int block) {
+template <typename T>
+std::size_t warp_finish_depth(std::size_t n, int block) {
   const std::size_t shared = warp_finish_slots(block) * sizeof(T);
   const int grid = grid_for(n, block, resident_blocks(warp_syncwarp_kernel<T>, block, shared));
   return two_pass_depth(n, block, grid, ceil_log2(warp_finish_slots(block)));
@@ -184,7 +189,9 @@ template <typename T> std::size_t warp_finish_depth(std::size_t n, int block) {
 // shared array has a fixed size. What is left is the work itself: no loop counters, no tests of
 // blockDim.x. Any power of two from 1 to 1024 works: below 64 threads the guard t < offset keeps
 // every read inside the kBlock slots, and the warp barrier names only the lanes that exist.
-__host__ __device__ constexpr unsigned lanes_of(int threads) { return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u; }
+__host__ __device__ constexpr unsigned lanes_of(int threads) {
+  return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
+}
 
 template <int kBlock, typename T>
 __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::size_t n, T* block_results) {
@@ -197,7 +204,8 @@ __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::s
   //  - thread 0 writes the sum to block_results[blockIdx.x]. Every kBlock from 1 to 1024 must work.
 }
 
-template <int kBlock, typename T> int unrolled_grid(std::size_t n) {
+template <int kBlock, typename T>
+int unrolled_grid(std::size_t n) {
   return grid_for(n, kBlock, resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
@@ -208,7 +216,8 @@ void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block
                     stream);
 }
 
-template <int kBlock, typename T> std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
+template <int kBlock, typename T>
+std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
   return two_pass_depth(n, kBlock, unrolled_grid<kBlock, T>(n), ceil_log2(kBlock));
 }
 
@@ -235,13 +244,13 @@ constexpr std::array<std::size_t (*)(std::size_t, int), sizeof...(k)> unrolled_d
 }
 
 template <typename T>
-void launch_unrolled(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
-                     cudaStream_t stream) {
+void launch_unrolled(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
   static constexpr auto table = unrolled_launchers<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
   table[unrolled_index(block)](input, n, result, block, scratch, stream);
 }
 
-template <typename T> std::size_t unrolled_depth(std::size_t n, int block) {
+template <typename T>
+std::size_t unrolled_depth(std::size_t n, int block) {
   static constexpr auto table = unrolled_depths<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
   return table[unrolled_index(block)](n, block);
 }
@@ -253,21 +262,24 @@ template <typename T> std::size_t unrolled_depth(std::size_t n, int block) {
 // to register, and waits for the named lanes (the _sync): no shared memory, no barrier. Five
 // halvings leave the warp's total in lane 0. A block then needs shared memory only to gather one
 // value per warp (32 slots at most), one __syncthreads(), and a last round of shuffles in warp 0.
-template <typename Op, typename T> __device__ T warp_reduce(T value) {
+template <typename Op, typename T>
+__device__ T warp_reduce(T value) {
   // TODO: five steps, offset 16, 8, 4, 2, 1: value = op(value, __shfl_down_sync(0xffffffffu, value, offset)).
   // Lane 0 then holds the warp's total.
   return value;
 }
 
 // The block's total, in thread 0. Needs whole warps: blockDim.x a multiple of 32.
-template <typename Op, typename T> __device__ T block_reduce(T value) {
+template <typename Op, typename T>
+__device__ T block_reduce(T value) {
   // TODO: warp_reduce in every warp; lane 0 of each warp stores its total in a
   // `__shared__ T warp_totals[32]`; __syncthreads(); warp 0 reduces the blockDim.x / 32 totals
   // (the identity for the other lanes) with warp_reduce. Thread 0 then holds the block's total.
   return value;
 }
 
-template <typename Op, typename T> __global__ void shuffle_kernel(const T* input, std::size_t n, T* block_results) {
+template <typename Op, typename T>
+__global__ void shuffle_kernel(const T* input, std::size_t n, T* block_results) {
   // TODO: each thread's thread_partial<Op>, reduced with block_reduce<Op>; thread 0 writes the
   // block's total to block_results[blockIdx.x].
 }
@@ -275,7 +287,8 @@ template <typename Op, typename T> __global__ void shuffle_kernel(const T* input
 // Five shuffle levels in each warp, five across the warps' totals (padded to 32 with the identity).
 constexpr std::size_t kShuffleTree = 10;
 
-template <typename Op, typename T> int shuffle_grid(std::size_t n, int block) {
+template <typename Op, typename T>
+int shuffle_grid(std::size_t n, int block) {
   return grid_for(n, block, resident_blocks(shuffle_kernel<Op, T>, block, 0));
 }
 
@@ -284,7 +297,8 @@ void launch_shuffle(const T* input, std::size_t n, T* result, int block, DeviceS
   launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0, scratch, stream);
 }
 
-template <typename Op, typename T> std::size_t shuffle_depth(std::size_t n, int block) {
+template <typename Op, typename T>
+std::size_t shuffle_depth(std::size_t n, int block) {
   return two_pass_depth(n, block, shuffle_grid<Op, T>(n, block), kShuffleTree);
 }
 
@@ -298,7 +312,7 @@ template <typename Op, typename T> std::size_t shuffle_depth(std::size_t n, int 
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
 //    DRAM answers after hundreds of cycles; loads already on their way overlap that wait.
 //  - kOnePass: instead of a second launch over the block results, the last block to finish adds
-//    them. A launch costs microseconds, which is all of the time at small n. Each block counts
+//    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
 //    itself done with an atomic on fastest_blocks_done; the one that sees the count reach the
 //    grid size knows every other block's result is written. atomicInc wraps the counter back to
 //    0 at that moment, so it is ready for the next launch without a reset. (One counter per
@@ -309,7 +323,8 @@ template <typename Op, typename T> std::size_t shuffle_depth(std::size_t n, int 
 //
 // Vectors need 16-byte alignment: the elements before the first 16-byte boundary (the head) and
 // after the last whole vector (the tail) are added one by one, by the grid's first threads.
-template <typename T, bool kWide> struct Lanes {
+template <typename T, bool kWide>
+struct Lanes {
   static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;
   struct alignas(kWide ? 16 : alignof(T)) Vector {
     T lane[count];
@@ -379,25 +394,30 @@ std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
   return pass_depth(n, std::size_t(grid) * block, kShuffleTree) + slack + pass_depth(grid, block, kShuffleTree) + slack;
 }
 
-// What the measurements chose (README.md, "What fastest does"). The registry's `fastest`.
+// What the measurements chose (README.md, "What fastest does", has the numbers): 16-byte loads,
+// four in flight, one pass, the grid-stride layout, blocks of 1024 threads, two waves. Like cub,
+// fastest brings its own block size; --block applies to the lesson's variants.
 struct FastestChoice {
   static constexpr bool kWide = true;
   static constexpr int kLoadsInFlight = 4;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
-  static constexpr int kWaves = 1;
+  static constexpr int kBlock = 1024;
+  static constexpr int kWaves = 2;
 };
 
 template <typename Op, typename T>
-void launch_fastest(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
+void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
+                    cudaStream_t stream) {
   using C = FastestChoice;
-  launch_fastest_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, block, C::kWaves,
-                                                                                   scratch, stream);
+  launch_fastest_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, C::kBlock,
+                                                                                    C::kWaves, scratch, stream);
 }
 
-template <typename Op, typename T> std::size_t fastest_depth(std::size_t n, int block) {
+template <typename Op, typename T>
+std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
-  return fastest_depth_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, block, C::kWaves);
+  return fastest_depth_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, C::kBlock, C::kWaves);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,9 +427,12 @@ template <typename Op, typename T> std::size_t fastest_depth(std::size_t n, int 
 template <typename Op, typename T>
 cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result,
                        cudaStream_t stream) {
-  if constexpr (std::is_same_v<Op, reduction::Sum>) return cub::DeviceReduce::Sum(temp, temp_bytes, input, result, n, stream);
-  else if constexpr (std::is_same_v<Op, reduction::Max>) return cub::DeviceReduce::Max(temp, temp_bytes, input, result, n, stream);
-  else return cub::DeviceReduce::Min(temp, temp_bytes, input, result, n, stream);
+  if constexpr (std::is_same_v<Op, reduction::Sum>)
+    return cub::DeviceReduce::Sum(temp, temp_bytes, input, result, n, stream);
+  else if constexpr (std::is_same_v<Op, reduction::Max>)
+    return cub::DeviceReduce::Max(temp, temp_bytes, input, result, n, stream);
+  else
+    return cub::DeviceReduce::Min(temp, temp_bytes, input, result, n, stream);
 }
 
 template <typename Op, typename T>
@@ -449,12 +472,14 @@ inline std::size_t cub_depth(std::size_t n, int /*block*/) {
 // ---------------------------------------------------------------------------------------------
 // The registry. warp_volatile, warp_syncwarp and unrolled add (sum only); shuffle, fastest and
 // cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
-template <typename Op, typename T> std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
+template <typename Op, typename T>
+std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> list;
   if constexpr (std::is_same_v<Op, reduction::Sum>) {
-    list.push_back({"warp_volatile",
-                    "CAUTION, a data race since Volta: the last 6 steps in one warp, no barrier, volatile shared memory",
-                    launch_warp_volatile<T>, warp_finish_depth<T>, true});
+    list.push_back(
+        {"warp_volatile",
+         "CAUTION, a data race since Volta: the last 6 steps in one warp, no barrier, volatile shared memory",
+         launch_warp_volatile<T>, warp_finish_depth<T>, true});
     list.push_back({"warp_syncwarp", "the same warp finish made correct: __syncwarp() between reads and writes",
                     launch_warp_syncwarp<T>, warp_finish_depth<T>, true});
     list.push_back({"unrolled", "the block size a template argument: the whole tree unrolled, 1 to 1024 threads",
@@ -462,7 +487,8 @@ template <typename Op, typename T> std::vector<reduction::Variant<reduction::Mul
   }
   list.push_back({"shuffle", "the warp's steps in registers with __shfl_down_sync, one shared slot per warp",
                   launch_shuffle<Op, T>, shuffle_depth<Op, T>, true});
-  list.push_back({"fastest", "shuffles + 16-byte loads, several in flight, one wave of blocks, the last block finishes",
+  list.push_back({"fastest",
+                  "shuffles, 16-byte loads 4 in flight, 1024-thread blocks, the last block finishes (1 launch)",
                   launch_fastest<Op, T>, fastest_depth<Op, T>, true});
   list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true});
   return list;
@@ -475,8 +501,11 @@ inline std::vector<const char*> variant_names() {
   return names;
 }
 
-// The smallest block each variant accepts: `unrolled` goes down to one thread; the others reduce
-// whole warps (shuffles name all 32 lanes, the warp finishes read 32 lanes' slots), so 32.
-inline int min_block(const std::string& variant) { return variant == "unrolled" ? 1 : 32; }
+// The smallest --block each variant accepts: `unrolled` goes down to one thread; warp_volatile,
+// warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes, the warp finishes read
+// 32 lanes' slots), so 32; fastest and cub choose their own block size and ignore --block.
+inline int min_block(const std::string& variant) {
+  return variant == "warp_volatile" || variant == "warp_syncwarp" || variant == "shuffle" ? 32 : 1;
+}
 
 }  // namespace ch09
