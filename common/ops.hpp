@@ -6,8 +6,8 @@
 // arithmetic goes through uint32_t because signed overflow is undefined behaviour in C++.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -51,23 +51,35 @@ struct Product {
   template <typename T> REDUCTION_HD T operator()(T a, T b) const { return detail::wrapping_mul(a, b); }
 };
 
-// min and max start from the value no element can beat: +inf / -inf for floating point, the
-// largest / lowest value for integers (which have no infinity).
+namespace detail {
+// The largest and lowest values of T: +inf and -inf for floating point, the extreme values for
+// integers (which have no infinity). Written without std::numeric_limits, whose functions are
+// host-only and would need nvcc's --expt-relaxed-constexpr in kernels.
+template <typename T> REDUCTION_HD T highest() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(HUGE_VAL);  // +infinity
+  } else {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(~U(0)) >> (std::is_signed_v<T> ? 1 : 0));
+  }
+}
+template <typename T> REDUCTION_HD T lowest() {
+  if constexpr (std::is_floating_point_v<T>) return -static_cast<T>(HUGE_VAL);  // -infinity
+  else if constexpr (std::is_signed_v<T>) return static_cast<T>(-highest<T>() - 1);
+  else return T(0);
+}
+}  // namespace detail
+
+// min and max start from the value no element can beat.
 struct Min {
   static constexpr const char* name = "min";
-  template <typename T> static REDUCTION_HD T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-  }
+  template <typename T> static REDUCTION_HD T identity() { return detail::highest<T>(); }
   template <typename T> REDUCTION_HD T operator()(T a, T b) const { return b < a ? b : a; }
 };
 
 struct Max {
   static constexpr const char* name = "max";
-  template <typename T> static REDUCTION_HD T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-  }
+  template <typename T> static REDUCTION_HD T identity() { return detail::lowest<T>(); }
   template <typename T> REDUCTION_HD T operator()(T a, T b) const { return a < b ? b : a; }
 };
 
