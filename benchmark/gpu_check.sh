@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Verification on a machine with a GPU, in stages (default: all of them, in this order):
+#   build      configure and build solution mode (build-gpu/) and exercise mode (build-gpu-ex/)
+#   test       every test in solution mode (CPU, GPU, sanitizers)
+#   exercises  every test in exercise mode: exactly the kernel tests of unfinished chapters fail
+#   sanitize   compute-sanitizer memcheck/racecheck/synccheck on the multi-block programs (06-08)
+#   bench      the benchmark (results, chart) and the default run of every chapter
+#   profile    Nsight Compute on chapters 03 and 04, beside their models
+# usage: benchmark/gpu_check.sh [stage ...]      logs go to $LOGS (default gpu-check/)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+LOGS=${LOGS:-gpu-check}
+mkdir -p "$LOGS"
+B=build-gpu
+BX=build-gpu-ex
+ARCH=${CUDAARCHS:-native}
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test exercises sanitize bench profile)
+status=0
+
+for stage in "${stages[@]}"; do
+  echo "=== $stage ==="
+  case $stage in
+    build)
+      cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH >"$LOGS/configure.log" 2>&1 &&
+        cmake -S . -B $BX -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH -DREDUCTION_EXERCISES=ON \
+          >>"$LOGS/configure.log" 2>&1 &&
+        cmake --build $B -j "$(nproc)" >"$LOGS/build.log" 2>&1 &&
+        cmake --build $BX -j "$(nproc)" >"$LOGS/build-ex.log" 2>&1 || { echo "build failed"; tail -30 "$LOGS"/build*.log; exit 1; }
+      echo "built"
+      ;;
+    test)
+      ctest --test-dir $B --output-on-failure -j 4 >"$LOGS/ctest.log" 2>&1 || status=1
+      grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Not Run|Timeout" "$LOGS/ctest.log"
+      ;;
+    exercises)
+      ctest --test-dir $BX -j 4 >"$LOGS/ctest-exercises.log" 2>&1
+      grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Timeout" "$LOGS/ctest-exercises.log"
+      ;;
+    sanitize)
+      for chapter in 06_hierarchical 07_coarsening 08_two_pass; do
+        for tool in memcheck racecheck synccheck; do
+          if compute-sanitizer --tool $tool --error-exitcode 9 $B/$chapter/$chapter --n 100003 --type float --reps 1 \
+            --warmup 0 >"$LOGS/sanitize-$chapter-$tool.log" 2>&1; then
+            echo "$chapter $tool: $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/sanitize-$chapter-$tool.log" | head -1)"
+          else
+            echo "$chapter $tool: FAILED"; status=1
+          fi
+        done
+      done
+      ;;
+    bench)
+      for chapter in $(ls -d [0-9][0-9]_*/ | tr -d /); do
+        echo "--- $chapter (defaults)" >>"$LOGS/defaults.log"
+        $B/$chapter/$chapter >>"$LOGS/defaults.log" 2>&1 || { echo "$chapter default run: status $?"; status=1; }
+      done
+      python3 benchmark/benchmark.py --build $B --out "$LOGS/results" || status=1
+      python3 benchmark/plot.py "$LOGS/results/results.csv" "$LOGS/results/chart.png" || status=1
+      ;;
+    profile)
+      python3 benchmark/profile.py --build $B 03_simple_kernel -- --n 2048 >"$LOGS/profile.md" 2>&1 || status=1
+      python3 benchmark/profile.py --build $B 04_convergent -- --n 2048 >>"$LOGS/profile.md" 2>&1 || status=1
+      python3 benchmark/profile.py --build $B 06_hierarchical -- --n 2^26 >>"$LOGS/profile.md" 2>&1 || status=1
+      cat "$LOGS/profile.md"
+      ;;
+    *) echo "unknown stage $stage"; exit 2 ;;
+  esac
+done
+exit $status
