@@ -25,11 +25,14 @@ import sys
 
 METRICS = {
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM throughput (% of peak)",
-    "smsp__thread_inst_executed_per_inst_executed.ratio": "threads per instruction (of 32)",
     "smsp__sass_average_branch_targets_threads_uniform.pct": "branch uniformity (%)",
     "smsp__inst_executed.sum": "instructions executed (warp level)",
+    "smsp__thread_inst_executed.sum": "thread instructions",
+    "smsp__thread_inst_executed_pred_on.sum": "thread instructions, predicate on",
     "gpu__time_duration.sum": "duration (ns)",
 }
+# Derived: active threads per warp instruction, and of those the ones whose predicate was true.
+DERIVED = ["threads per instruction (of 32)", "predicated-on threads per instruction"]
 
 
 def find_ncu():
@@ -66,15 +69,28 @@ def main():
     col = {name: i for i, name in enumerate(header)}
 
     print(f"# Nsight Compute: {opts.chapter} {' '.join(opts.args)}\n")
-    print("| kernel | " + " | ".join(METRICS.values()) + " |")
-    print("|---" * (len(METRICS) + 1) + "|")
+    print("| kernel | " + " | ".join(list(METRICS.values()) + DERIVED) + " |")
+    print("|---" * (len(METRICS) + len(DERIVED) + 1) + "|")
     measured = []
+
+    def number(text):
+        try:
+            return float(text.replace(",", ""))
+        except ValueError:
+            return None
+
     for row in data:
         name = row[col["Kernel Name"]]
         short = name.split("(")[0].split("<")[0].split("::")[-1]
         values = [row[col[m]] if m in col else "n/a" for m in METRICS]
-        measured.append((short, values))
-        print(f"| {short} | " + " | ".join(values) + " |")
+        inst = number(row[col["smsp__inst_executed.sum"]]) if "smsp__inst_executed.sum" in col else None
+        threads = number(row[col["smsp__thread_inst_executed.sum"]]) if "smsp__thread_inst_executed.sum" in col else None
+        pred_on = (number(row[col["smsp__thread_inst_executed_pred_on.sum"]])
+                   if "smsp__thread_inst_executed_pred_on.sum" in col else None)
+        per_inst = [f"{threads / inst:.1f}" if inst and threads else "n/a",
+                    f"{pred_on / inst:.1f}" if inst and pred_on else "n/a"]
+        measured.append((short, per_inst))
+        print(f"| {short} | " + " | ".join(values + per_inst) + " |")
 
     # The chapter's own model, beside the counters.
     report = subprocess.run([program, "--json"] + run_args, capture_output=True, text=True)
@@ -87,12 +103,9 @@ def main():
         print(f"  {model['ops']} useful operations in {model['thread_slots']} thread slots "
               f"({model['warp_steps']} warp-steps): efficiency {model['efficiency']:.3f}, "
               f"i.e. {32 * model['efficiency']:.1f} useful threads per warp-step")
-        for short, values in measured:
-            try:
-                tpi = float(values[1])
-                print(f"  measured {short}: {tpi:.1f} active threads per warp instruction ({tpi / 32:.3f} of 32)")
-            except ValueError:
-                pass
+        for short, per_inst in measured:
+            print(f"  measured {short}: {per_inst[0]} active threads per warp instruction, "
+                  f"{per_inst[1]} with a true predicate (of 32)")
         print("  The model counts only the additions of the tree. The hardware counts every instruction:\n"
               "  index arithmetic, loop control, barriers and loads that all threads execute, which raises\n"
               "  the measured activity; and the compiler turns the short `if` body into predicated\n"

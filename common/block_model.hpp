@@ -286,12 +286,11 @@ inline Json launch_json(unsigned threads) {
 
 // What the time of these kernels means.
 inline void print_timing_note(std::ostream& out, int reps, std::size_t steps) {
-  out << "Time: the median of " << reps
-      << " launches, each timed with CUDA events. One block runs on a single SM, and\n"
-      << "its " << steps << (steps == 1 ? " step ends" : " steps each end")
-      << " at a barrier: the time is launch latency and a chain of dependent\n"
-      << "steps, not memory traffic. These kernels are bound by latency, not bandwidth, so read the\n"
-      << "microseconds; the GB/s column says little here.\n";
+  out << "Time: the median of " << reps << " launches, each timed with CUDA events. One block runs on a single\n"
+      << "SM and works through " << steps << (steps == 1 ? " step" : " dependent steps, with a barrier between them")
+      << ": the time is launch\n"
+      << "latency and that chain of steps, not memory traffic. These kernels are bound by latency, not\n"
+      << "bandwidth: read the microseconds; the GB/s column says little here.\n";
 }
 
 }  // namespace reduction::single_block
