@@ -4,7 +4,8 @@
 #   test       every test in solution mode (CPU, GPU, sanitizers)
 #   exercises  every test in exercise mode: exactly the kernel tests of unfinished chapters fail
 #   sanitize   compute-sanitizer memcheck/racecheck/synccheck on the multi-block programs (06-08)
-#   bench      the benchmark (results, chart) and the default run of every chapter
+#   runs       each chapter's default run and the runs its lesson quotes (runs.log)
+#   bench      the benchmark: results.{md,csv,json} and chart.png in results/
 #   profile    Nsight Compute on chapters 03 and 04, beside their models
 # usage: benchmark/gpu_check.sh [stage ...]      logs go to $LOGS (default gpu-check/)
 set -uo pipefail
@@ -15,7 +16,7 @@ B=build-gpu
 BX=build-gpu-ex
 ARCH=${CUDAARCHS:-native}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build test exercises sanitize bench profile)
+[ ${#stages[@]} -gt 0 ] || stages=(build test exercises sanitize runs bench profile)
 status=0
 
 for stage in "${stages[@]}"; do
@@ -49,11 +50,44 @@ for stage in "${stages[@]}"; do
         done
       done
       ;;
+    runs)
+      while read -r chapter args; do
+        [ -n "$chapter" ] || continue
+        echo "--- $chapter $args" >>"$LOGS/runs.log"
+        # shellcheck disable=SC2086
+        $B/$chapter/$chapter $args >>"$LOGS/runs.log" 2>&1 || { echo "$chapter $args: status $?"; status=1; }
+      done <<'RUNS'
+01_sequential
+01_sequential --type float --n 2^28
+02_reduction_tree
+03_simple_kernel
+03_simple_kernel --n 2048 --type float
+04_convergent
+04_convergent --n 2048 --type float
+05_shared_memory
+05_shared_memory --n 2048 --type float
+06_hierarchical
+06_hierarchical --type float
+06_hierarchical --block 1024
+07_coarsening
+07_coarsening --type float
+07_coarsening --type float --block 1024
+07_coarsening --coarse 1024
+08_two_pass
+08_two_pass --type float
+08_two_pass --n 1000 --type float
+09_warp_unrolled
+09_warp_unrolled --n 2^20
+09_warp_unrolled --n 2^20 --type float
+09_warp_unrolled --n 2^28 --kernel fastest,cub
+09_warp_unrolled --n 2^28 --type float --kernel fastest,cub
+09_warp_unrolled --n 2^30 --kernel fastest,cub
+09_warp_unrolled --n 2^30 --type float --kernel fastest,cub
+09_warp_unrolled --type float --op max
+RUNS
+      grep -E "^--- |verified|FAILED" "$LOGS/runs.log" | paste - - | awk '{print}' | head -60
+      ;;
     bench)
-      for chapter in $(ls -d [0-9][0-9]_*/ | tr -d /); do
-        echo "--- $chapter (defaults)" >>"$LOGS/defaults.log"
-        $B/$chapter/$chapter >>"$LOGS/defaults.log" 2>&1 || { echo "$chapter default run: status $?"; status=1; }
-      done
       python3 benchmark/benchmark.py --build $B --out "$LOGS/results" || status=1
       python3 benchmark/plot.py "$LOGS/results/results.csv" "$LOGS/results/chart.png" || status=1
       ;;

@@ -6,7 +6,10 @@
 #     [GPU]                        # the program runs kernels (links the GPU harness)
 #     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
 #     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu)
-#     [SMOKE_ARGS --n 1000])       # arguments of the program's own run under ctest
+#     [SMOKE_ARGS --n 1000]        # arguments of the program's own run under ctest
+#     [USAGE_ERRORS "name: args"...]  # more bad usages, each must exit 2 with one line on stderr
+#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), label
+#                                     # sanitize; "racy: args" for a run racecheck must catch
 #
 # A GPU chapter keeps its kernel header in solution/ and, for instructors, a version with the
 # kernel body left as a TODO in exercise/, under the same file name. Sources include it by name
@@ -30,8 +33,10 @@ function(_reduction_label chapter out)
   endif()
 endfunction()
 
-# Runs `program` with `args` ("|"-separated) and checks its exit status and output.
-function(_reduction_expect_test name program args expect)
+# reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU] LABELS ...):
+# runs `program` with `args` ("|"-separated) and checks its exit status and output
+# (cmake/ExpectExit.cmake).
+function(reduction_add_program_test name program args expect)
   cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "" "LABELS" ${ARGN})
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
@@ -48,10 +53,14 @@ function(reduction_add_tests chapter kind)
   _reduction_label(${chapter} label)
   add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
   set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77)
+  if(kind STREQUAL "gpu")
+    # GPU test programs run one at a time: some take most of the device memory (inputs past 2^31).
+    set_tests_properties(${chapter}.${kind}_tests PROPERTIES RESOURCE_LOCK reduction_gpu)
+  endif()
 endfunction()
 
 function(add_reduction_chapter)
-  cmake_parse_arguments(ARG "GPU" "PROGRAM" "CPU_TESTS;GPU_TESTS;SMOKE_ARGS" ${ARGN})
+  cmake_parse_arguments(ARG "GPU" "PROGRAM" "CPU_TESTS;GPU_TESTS;SMOKE_ARGS;USAGE_ERRORS;SANITIZE" ${ARGN})
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   _reduction_label(${chapter} label)
 
@@ -84,18 +93,38 @@ function(add_reduction_chapter)
   endforeach()
 
   string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
-  _reduction_expect_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
+  reduction_add_program_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
   set(bad_usage "n_not_a_number@--n|abc" "n_negative@--n|-5" "missing_input@--input|${PROJECT_SOURCE_DIR}/common/tests/data/no_such_file.npy"
                 "malformed_npy@--input|${PROJECT_SOURCE_DIR}/common/tests/data/malformed.npy" "unknown_option@--frobnicate")
+  foreach(case IN LISTS ARG_USAGE_ERRORS)  # "name: --a 1 --b" -> "name@--a|1|--b"
+    string(REGEX REPLACE "^([^:]+): *" "\\1@" case "${case}")
+    string(REPLACE " " "|" case "${case}")
+    list(APPEND bad_usage "${case}")
+  endforeach()
   foreach(case IN LISTS bad_usage)
     string(REPLACE "@" ";" parts "${case}")
     list(GET parts 0 case_name)
     list(GET parts 1 case_args)
-    _reduction_expect_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
+    reduction_add_program_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
   endforeach()
+  if(ARG_SANITIZE)
+    set(runs "")
+    foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
+      string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
+      string(REPLACE " " "|" run "${run}")
+      list(APPEND runs "${run}")
+    endforeach()
+    string(REPLACE ";" "@" runs "${runs}")
+    find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+    add_test(NAME ${chapter}.sanitize
+      COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
+              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${runs}" -P ${_reduction_cmake_dir}/Sanitize.cmake)
+    set_tests_properties(${chapter}.sanitize PROPERTIES LABELS "${label};gpu;sanitize"
+      SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900 RESOURCE_LOCK reduction_gpu)
+  endif()
   if(ARG_GPU)
-    _reduction_expect_test(${chapter}.usage.type_quad ${chapter} "--type|quad" 2 ONE_LINE_ERROR LABELS "${label};cpu")
-    _reduction_expect_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
+    reduction_add_program_test(${chapter}.usage.type_quad ${chapter} "--type|quad" 2 ONE_LINE_ERROR LABELS "${label};cpu")
+    reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
   endif()
 endfunction()
 
