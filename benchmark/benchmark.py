@@ -138,6 +138,7 @@ def main():
             fmt(r["pct_of_copy"], ".1f"), fmt(r["ratio_to_cub"], ".3f"), fmt(r["step_speedup"], ".2f") + ("x" if r["step_speedup"] else ""),
             fmt(r["cumulative_speedup"], ".1f") + ("x" if r["cumulative_speedup"] else "")]) + " |")
     ceil = meta.get("ceiling_gbps", {})
+    # Each multi-block program measures its own ceiling; the caption gives the one of the run with cub.
     caption = (f"{meta.get('device', 'unknown GPU')}, driver {meta.get('driver', '?')} "
                f"(CUDA {meta.get('driver_cuda_version', '?')}), CUDA runtime "
                f"{meta.get('cuda_runtime', '?')}, {meta['date']}; n = {n} (2048 for 03-05); copy ceiling "
