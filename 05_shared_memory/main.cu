@@ -3,102 +3,48 @@
 // the kernel on the GPU, and checks that it left its input unchanged.
 //   05_shared_memory [--n N] [--type int|float|double] [--input FILE] [--trace] [--json]
 // n runs from 1 to 2048. The block size follows from n (n/2 threads, rounded up to a power of
-// two), so there is no --block option.
-#include <cstring>
-#include <iostream>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "common/block_model.hpp"
-#include "common/block_trace.hpp"
-#include "common/measure.cuh"
-#include "common/program.hpp"
-#include "common/single_block.hpp"
+// two), so there is no --block option. The program's frame is common/single_block_program.cuh.
+#include "common/single_block_program.cuh"
 #include "model.hpp"
 #include "shared_memory.cuh"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
 
+namespace {
+
+struct Chapter {
+  static constexpr const char* kernel_header = "shared_memory.cuh";
+  static constexpr bool in_place = false;
+  template <typename T> static Variant<SingleBlockLaunch<T>> variant() { return ch05::variant<T>(); }
+  static sb::BlockCounts model(std::size_t n, std::size_t element_bytes) { return ch05::model(n, element_bytes); }
+  template <typename T> static sb::Trace<T> trace(const std::vector<T>& input) { return ch05::trace(input); }
+  static std::size_t steps(unsigned threads) { return 1 + ch05::shared_strides(threads).size(); }
+
+  static void analyze(std::ostream& text, Json& fields, const sb::BlockCounts& counts, std::size_t n, unsigned threads,
+                      std::size_t element_bytes, const char* type) {
+    text << "shared     " << threads * element_bytes << " bytes of partial sums in use, of the "
+         << sb::kMaxThreads * element_bytes << " the kernel declares\n\n";
+    sb::print_memory(text, counts, type);
+    text << "  Every load is in the first step; the other " << ch05::shared_strides(threads).size()
+         << " steps work in shared memory, and the one store\n"
+         << "  is the result. Chapter 04's kernel, for the same n, loads two elements and stores one for each\n"
+         << "  of the n - 1 additions, then loads the total: 2n - 1 = " << 2 * n - 1 << " reads and n = " << n
+         << " writes.\n";
+    (void)fields;
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   ChapterInfo info;
   info.name = "05_shared_memory";
   info.title = "shared memory: global memory read once, the tree on chip, the input left as it was";
-  info.default_n = 1024;
-  info.min_n = 0;  // n = 0 and n > 2048 are refused by sb::check_input, which says why and what to use instead
-  info.default_reps = 100;
-
-  Options options;
-  bool trace = false;
-  CommandLine cli(info, options);
-  cli.add_flag("--trace", trace, "print the reduction step by step (n up to 64)");
-  cli.add_check([&]() -> std::optional<std::string> {
-    if (!options.input.empty()) return std::nullopt;  // a file's size is checked once it is read
-    return sb::check_input(options.n, trace);
-  });
-  if (auto status = cli.parse(argc, argv)) return *status;
-
-  return run_guarded(info.name, [&] {
-    return with_input(info, options, [&](const auto& data, const std::string& source) {
-      using T = typename std::decay_t<decltype(data)>::value_type;
-      const std::size_t n = data.size();
-      if (auto why = sb::check_input(n, trace)) throw InputError(source + ": " + *why);
-      const char* type = type_name(data_type_of<T>());
-      Report report(info, options);
-      report.set_input(data_type_of<T>(), n, source);
-      const auto ref = reference_sum(data.data(), n);
-      const auto tol = tolerance(ref, sb::tree_depth(n));
-      report.set_reference(ref, tol);
-
-      // The analysis: the kernel's own arithmetic, evaluated for every thread on the CPU.
-      const unsigned threads = sb::threads_for(n);
-      const sb::BlockCounts counts = ch05::model(n, sizeof(T));
-      auto& text = report.text();
-      text << "launch     " << sb::describe_block(threads) << ": n/2 threads rounded up to a power of two. The\n"
-           << "           algorithm fixes the block size, so this chapter has no --block option.\n"
-           << "shared     " << threads * sizeof(T) << " bytes of partial sums in use, of the "
-           << sb::kMaxThreads * sizeof(T) << " the kernel declares\n\n";
-      sb::print_memory(text, counts, type);
-      text << "  Every load is in the first step; the other " << ch05::shared_strides(threads).size()
-           << " steps work in shared memory, and the one store\n"
-           << "  is the result. Chapter 04's kernel, for the same n, loads two elements and stores one for each\n"
-           << "  of the n - 1 additions, then loads the total: 2n - 1 = " << 2 * n - 1 << " reads and n = " << n
-           << " writes.\n";
-      report.fields().set("launch", sb::launch_json(threads));
-      report.fields().set("memory", sb::memory_json(counts));
-      report.fields().set("steps", sb::steps_json(counts));
-      std::optional<sb::Trace<T>> steps;
-      if (trace) {
-        steps = ch05::trace(data);
-        text << "\n";
-        sb::print_trace(text, *steps);
-        report.fields().set("trace", sb::trace_json(*steps));
-      }
-
-      DeviceInfo device;
-      if (auto status = open_gpu(report, device)) return *status;
 #ifdef REDUCTION_EXERCISE_UNFINISHED
-      std::cerr << info.name << ": the kernel in exercise/shared_memory.cuh is not implemented yet\n";
+  const bool unfinished = true;
+#else
+  const bool unfinished = false;
 #endif
-      // The kernel only reads its input: no copy to restore between launches.
-      DeviceBuffer<T> input(data), result(1);
-      const auto kernel = ch05::variant<T>();
-      RunResult run = run_reduction<T>(
-          kernel.name, [&](cudaStream_t stream) { kernel.launch(input.data(), n, result.data(), stream); }, result, ref,
-          tol, options, double(n) * sizeof(T));
-      // After every launch of the run, the input must be exactly as it was uploaded.
-      const std::vector<T> after = input.download();
-      const bool unchanged = std::memcmp(after.data(), data.data(), n * sizeof(T)) == 0;
-      run.extra.set("input_unchanged", unchanged);
-      if (!unchanged) {
-        report.summary() << "FAILED: the kernel changed its input\n";
-        run.correct = false;
-      }
-      if (steps) sb::check_trace_against_gpu(*steps, run, report.summary());
-      report.add_run(std::move(run));
-      sb::print_timing_note(report.summary(), options.reps, 1 + ch05::shared_strides(threads).size());
-      return report.finish();
-    });
-  });
+  return sb::run_program<Chapter>(argc, argv, info, unfinished);
 }

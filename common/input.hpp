@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "ops.hpp"  // REDUCTION_HD
 #include "parallel.hpp"
 #include "types.hpp"
 
@@ -20,15 +21,16 @@ enum class Distribution {
 };
 
 // splitmix64 (Steele, Lea and Flood 2014): a counter-based generator, so element i depends only on
-// (seed, i), which lets every CPU core fill its own chunk and keeps inputs reproducible.
-inline std::uint64_t splitmix64(std::uint64_t x) {
+// (seed, i), which lets every CPU core (or GPU thread, for the tests' largest inputs) fill its own
+// chunk and keeps inputs reproducible.
+REDUCTION_HD std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
 
-template <typename T> T random_element(std::uint64_t seed, std::size_t i, Distribution d) {
+template <typename T> REDUCTION_HD T random_element(std::uint64_t seed, std::size_t i, Distribution d) {
   const std::uint64_t bits = splitmix64(seed * 0xD1342543DE82EF95ull + i);
   const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // uniform in [0, 1)
   if constexpr (std::is_integral_v<T>) {

@@ -62,19 +62,13 @@ void check_variants_at(const std::vector<MultiBlockVariant<T>>& variants, std::s
 constexpr std::size_t kHugeN = (std::size_t(1) << 32) + 3;
 
 namespace detail {
-// generate_input<std::int32_t>'s numbers (common/input.hpp: splitmix64 of seed and index, reduced
-// to [-100, 100]), made on the GPU, so that a 16 GiB input needs neither host memory nor an upload.
-// The test compares samples with random_element() on the host, so the two cannot drift apart.
-template <typename Int>
+// generate_input<std::int32_t>'s numbers, made on the GPU by the same function, so that a 16 GiB
+// input needs neither host memory nor an upload.
+template <typename Int>  // a template, so that every test program including this header gets its own
 __global__ void fill_random_ints(Int* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    std::uint64_t x = seed * 0xD1342543DE82EF95ull + i + 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    out[i] = static_cast<Int>(static_cast<std::int64_t>(x % 201) - 100);
-  }
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = random_element<Int>(seed, i, Distribution::Default);
 }
 
 // reference_sum() of those numbers, generated again on the host one at a time instead of stored.
