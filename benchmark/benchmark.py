@@ -3,7 +3,7 @@
 
     python3 benchmark/benchmark.py                    # build/ , n = 2^28, int and float
     python3 benchmark/benchmark.py --n 2^26 --out results/
-    cmake --build build --target benchmark            # the same, through CMake
+    cmake --build build --target benchmark            # the same, through CMake (results in build/)
 
 It runs each chapter program with --json (each program checks every kernel against the CPU
 reference before timing it, and times the median of --reps runs with CUDA events):
