@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Verification on a machine with a GPU, in stages (default: all of them, in this order):
 #   build      configure and build solution mode (build-gpu/) and exercise mode (build-gpu-ex/)
-#   test       every test in solution mode (CPU, GPU, sanitizers)
+#   test       every test in solution mode (CPU, GPU, and compute-sanitizer: the label sanitize)
 #   exercises  every test in exercise mode: exactly the kernel tests of unfinished chapters fail
-#   sanitize   compute-sanitizer memcheck/racecheck/synccheck on the multi-block programs (06-08)
 #   runs       each chapter's default run and the runs its lesson quotes (runs.log)
 #   bench      the benchmark: results.{md,csv,json} and chart.png in results/
 #   profile    Nsight Compute on chapters 03 and 04, beside their models
@@ -16,7 +15,7 @@ B=build-gpu
 BX=build-gpu-ex
 ARCH=${CUDAARCHS:-native}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build test exercises sanitize runs bench profile)
+[ ${#stages[@]} -gt 0 ] || stages=(build test exercises runs bench profile)
 status=0
 
 for stage in "${stages[@]}"; do
@@ -37,18 +36,6 @@ for stage in "${stages[@]}"; do
     exercises)
       ctest --test-dir $BX -j 4 >"$LOGS/ctest-exercises.log" 2>&1
       grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Timeout" "$LOGS/ctest-exercises.log"
-      ;;
-    sanitize)
-      for chapter in 06_hierarchical 07_coarsening 08_two_pass; do
-        for tool in memcheck racecheck synccheck; do
-          if compute-sanitizer --tool $tool --error-exitcode 9 $B/$chapter/$chapter --n 100003 --type float --reps 1 \
-            --warmup 0 >"$LOGS/sanitize-$chapter-$tool.log" 2>&1; then
-            echo "$chapter $tool: $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/sanitize-$chapter-$tool.log" | head -1)"
-          else
-            echo "$chapter $tool: FAILED"; status=1
-          fi
-        done
-      done
       ;;
     runs)
       while read -r chapter args; do
