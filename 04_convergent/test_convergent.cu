@@ -2,68 +2,22 @@
 // matters, and against its own trace: the array the kernel leaves behind must be the one the CPU
 // evaluation of its index arithmetic predicts, bit for bit.
 #include <cstdint>
-#include <cstring>
-#include <limits>
-#include <vector>
 
-#include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/reference.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
-#include "convergent.cuh"
+#include "common/single_block_testing.cuh"
 #include "model.hpp"
+#include "convergent.cuh"
 
-using namespace reduction;
-namespace sb = reduction::single_block;
-
-namespace {
-template <typename T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-}  // namespace
+namespace sbt = reduction::single_block::testing;
 
 TEMPLATE_TEST_CASE("convergent kernel: every size from 1 to 2048 that matters", "[chapter04][gpu]", std::int32_t, float,
                    double) {
-  using T = TestType;
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const auto kernel = ch04::variant<T>();
-  DeviceBuffer<T> result(1);
-  for (std::size_t n : sb::sizes_to_test()) {
-    INFO("n = " << n);
-    const auto x = generate_input<T>(n, seed + n);
-    const auto ref = reference_sum(x.data(), n);
-    DeviceBuffer<T> data(x);
-    result.poison();
-    kernel.launch(data.data(), n, result.data(), 0);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const T r = result.download_one();
-    CHECK_MATCHES(r, ref, tolerance(ref, kernel.depth(n, 0)));
-    // The partial sums the kernel left in place are those of the CPU evaluation of its arithmetic.
-    std::vector<T> expected = x;
-    const auto tr = ch04::trace(x);
-    if (!tr.steps.empty()) expected = tr.steps.back().values;
-    CHECK(same_bits(data.download(), expected));
-    CHECK(std::memcmp(&r, &tr.result, sizeof(T)) == 0);
-  }
+  sbt::check_every_size(ch04::variant<TestType>(), [](const auto& x) { return ch04::trace(x); }, true);
 }
 
 TEST_CASE("convergent kernel: int sums wrap around like the reference", "[chapter04][gpu]") {
-  const std::size_t n = sb::kMaxElements;
-  const std::vector<std::int32_t> x(n, std::numeric_limits<std::int32_t>::max());
-  const auto ref = reference_sum(x.data(), n);
-  REQUIRE(ref.wrapped);
-  DeviceBuffer<std::int32_t> data(x), result(1);
-  result.poison();
-  ch04::launch(data.data(), n, result.data(), 0);
-  CHECK(result.download_one() == ref.value);
+  sbt::check_int_wraparound(ch04::launch<std::int32_t>);
 }
 
 TEST_CASE("convergent kernel: sizes out of reach are refused before launching", "[chapter04][gpu]") {
-  DeviceBuffer<float> data(sb::kMaxElements + 1), result(1);
-  CHECK_THROWS_AS(ch04::launch(data.data(), 0, result.data(), 0), InputError);
-  CHECK_THROWS_AS(ch04::launch(data.data(), sb::kMaxElements + 1, result.data(), 0), InputError);
-  CUDA_CHECK(cudaDeviceSynchronize());
+  sbt::check_refused_sizes(ch04::launch<float>);
 }

@@ -2,65 +2,22 @@
 // matters; its result against its own trace, bit for bit; and its input, which it must leave
 // unchanged.
 #include <cstdint>
-#include <cstring>
-#include <limits>
-#include <vector>
 
-#include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/reference.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
+#include "common/single_block_testing.cuh"
 #include "model.hpp"
 #include "shared_memory.cuh"
 
-using namespace reduction;
-namespace sb = reduction::single_block;
+namespace sbt = reduction::single_block::testing;
 
-namespace {
-template <typename T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-}  // namespace
-
-TEMPLATE_TEST_CASE("shared-memory kernel: every size from 1 to 2048 that matters", "[chapter05][gpu]", std::int32_t,
-                   float, double) {
-  using T = TestType;
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const auto kernel = ch05::variant<T>();
-  DeviceBuffer<T> result(1);
-  for (std::size_t n : sb::sizes_to_test()) {
-    INFO("n = " << n);
-    const auto x = generate_input<T>(n, seed + n);
-    const auto ref = reference_sum(x.data(), n);
-    DeviceBuffer<T> data(x);
-    result.poison();
-    kernel.launch(data.data(), n, result.data(), 0);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const T r = result.download_one();
-    CHECK_MATCHES(r, ref, tolerance(ref, kernel.depth(n, 0)));
-    const auto tr = ch05::trace(x);
-    CHECK(std::memcmp(&r, &tr.result, sizeof(T)) == 0);
-    CHECK(same_bits(data.download(), x));  // the input is left unchanged
-  }
+TEMPLATE_TEST_CASE("shared-memory kernel: every size from 1 to 2048 that matters", "[chapter05][gpu]", std::int32_t, float,
+                   double) {
+  sbt::check_every_size(ch05::variant<TestType>(), [](const auto& x) { return ch05::trace(x); }, false);
 }
 
 TEST_CASE("shared-memory kernel: int sums wrap around like the reference", "[chapter05][gpu]") {
-  const std::size_t n = sb::kMaxElements;
-  const std::vector<std::int32_t> x(n, std::numeric_limits<std::int32_t>::max());
-  const auto ref = reference_sum(x.data(), n);
-  REQUIRE(ref.wrapped);
-  DeviceBuffer<std::int32_t> data(x), result(1);
-  result.poison();
-  ch05::launch(data.data(), n, result.data(), 0);
-  CHECK(result.download_one() == ref.value);
+  sbt::check_int_wraparound(ch05::launch<std::int32_t>);
 }
 
 TEST_CASE("shared-memory kernel: sizes out of reach are refused before launching", "[chapter05][gpu]") {
-  DeviceBuffer<float> data(sb::kMaxElements + 1), result(1);
-  CHECK_THROWS_AS(ch05::launch(data.data(), 0, result.data(), 0), InputError);
-  CHECK_THROWS_AS(ch05::launch(data.data(), sb::kMaxElements + 1, result.data(), 0), InputError);
-  CUDA_CHECK(cudaDeviceSynchronize());
+  sbt::check_refused_sizes(ch05::launch<float>);
 }
