@@ -1,7 +1,8 @@
-# The tour: runs each chapter program (PROGRAMS, "|"-separated) in order with its defaults.
+# The tour: runs each chapter program (listed one per line in PROGRAMS_FILE) in order with its
+# defaults.
 # A program that finds no GPU (exit 77) has printed what it can show without one; the tour goes
 # on. Any other failure stops it.
-string(REPLACE "|" ";" programs "${PROGRAMS}")
+file(STRINGS "${PROGRAMS_FILE}" programs)
 set(skipped 0)
 foreach(program IN LISTS programs)
   get_filename_component(name ${program} NAME)

@@ -19,9 +19,16 @@ GpuStatus probe_gpu() {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error state of the runtime call
+    // With no driver at all the runtime reports an "insufficient" driver; the driver version,
+    // 0 when none is installed, tells that case from a driver that is really too old.
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    if (driver == 0) return {false, "no NVIDIA driver or GPU was found on this machine"};
+    if (err == cudaErrorNoDevice)
+      return {false, "the NVIDIA driver sees no GPU (is CUDA_VISIBLE_DEVICES hiding them?)"};
     return {false, std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err)};
   }
-  if (count == 0) return {false, "the CUDA runtime sees no device"};
+  if (count == 0) return {false, "the NVIDIA driver sees no GPU"};
   return {true, ""};
 }
 
@@ -59,23 +66,19 @@ TimingStats time_gpu(int warmup, int reps, const std::function<void(cudaStream_t
     launch(stream);
   }
   CUDA_CHECK(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  Event start, stop;
   std::vector<double> times;
   for (int i = 0; i < reps; ++i) {
     if (prepare) prepare();
-    CUDA_CHECK(cudaEventRecord(start, stream));
+    CUDA_CHECK(cudaEventRecord(start.get(), stream));
     launch(stream);
-    CUDA_CHECK(cudaEventRecord(stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     times.push_back(ms);
     if (after) after();
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
   return summarize(times);
 }
 

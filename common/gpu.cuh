@@ -111,6 +111,19 @@ class DeviceScratch {
   std::size_t bytes_ = 0;
 };
 
+// Owns a CUDA event, so that a launch that throws between creating and destroying it leaks nothing.
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 // Times launch(stream) with CUDA events: `warmup` untimed runs, then `reps` timed ones; the median
 // is what chapters report. `prepare`, if given, runs before each launch outside the timed region
 // (to restore an input that a kernel reduces in place, say), and `after`, if given, runs after

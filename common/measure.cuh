@@ -36,7 +36,7 @@ inline std::optional<int> open_gpu(Report& report, DeviceInfo& device) {
 template <typename T>
 RunResult run_reduction(const std::string& kernel, const std::function<void(cudaStream_t)>& launch,
                         DeviceBuffer<T>& result, const Reference<T>& ref, long double tol, const Options& options,
-                        double bytes, const std::function<void()>& prepare = {}) {
+                        double bytes, const std::function<void()>& prepare = {}, std::size_t depth = 0) {
   RunResult run;
   run.kernel = kernel;
   result.poison();
@@ -59,6 +59,7 @@ RunResult run_reduction(const std::string& kernel, const std::function<void(cuda
                            });
   run.result = json_value(first);
   run.correct = all_correct;
+  run.unchecked = unchecked_reason(ref, tol, depth);
   run.time_ms = t.median_ms;
   run.gbps = gigabytes_per_second(bytes, t.median_ms);
   if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));

@@ -63,6 +63,17 @@ inline std::string index_width_note(std::size_t largest_index) {
   return at + ": past 2^32 - 1, int and unsigned indices would both wrap; 64 bits are needed";
 }
 
+// Puts the reference into the report. It is part of the analysis, so it is there with or without
+// a GPU; each kernel's float tolerance depends on its own order and is a column of its run.
+template <typename T> void describe_reference(Report& report, const Reference<T>& ref) {
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value),
+                         "higher-precision CPU sum; each kernel passes within the error bound "
+                         "of its own summation order (column tolerance)");
+}
+
 template <typename T>
 class MultiBlockBench {
  public:
@@ -97,7 +108,7 @@ class MultiBlockBench {
         [&](cudaStream_t stream) {
           variant.launch(input_.data(), n_, result_.data(), options_.block, scratch_, stream);
         },
-        result_, ref_, tol, options_, double(n_) * sizeof(T));
+        result_, ref_, tol, options_, double(n_) * sizeof(T), {}, variant.depth(n_, options_.block));
     Json extra = Json::object();
     extra.set("pct_of_copy", ceiling_gbps_ > 0 ? Json(100 * run.gbps / ceiling_gbps_) : Json());
     if (!ref_.exact) extra.set("tolerance", static_cast<double>(tol));
@@ -106,14 +117,8 @@ class MultiBlockBench {
     return run;
   }
 
-  // Puts the reference, the block size and the ceiling into the report.
+  // Puts the block size and the ceiling into the report.
   void describe(Report& report) const {
-    if (ref_.exact)
-      report.set_reference(ref_, 0);
-    else
-      report.set_reference(json_value(ref_.value),
-                           "higher-precision CPU sum; each kernel passes within the error bound "
-                           "of its own summation order (column tolerance)");
     report.fields().set("block", options_.block);
     report.fields().set("copy_ceiling_bytes", ceiling_bytes_);
     report.fields().set("copy_ceiling_gbps", ceiling_gbps_);
@@ -142,6 +147,7 @@ class MultiBlockBench {
 template <typename T>
 int run_multi_block_chapter(const std::vector<MultiBlockVariant<T>>& variants, const std::vector<T>& data,
                             const Reference<T>& ref, const Options& options, Report& report) {
+  describe_reference(report, ref);
   DeviceInfo device;
   if (auto status = open_gpu(report, device)) return *status;
   MultiBlockBench<T> bench(data, ref, options, device);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -22,10 +23,13 @@ enum ExitStatus : int {
   kWrongResult = 1,  // a result did not
   kBadUsage = 2,     // bad option or bad input (message on stderr)
   kCudaFailed = 3,   // a CUDA call failed (call, file and line on stderr)
+  kInternal = 4,     // a bug in the program itself (message on stderr)
   kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
 };
 
-// Runs body(), turning the exceptions that escape it into exit statuses with a message.
+// Runs body(), turning the exceptions that escape it into exit statuses with a message. This is
+// the one place where a failure becomes a status: 1 only ever comes from a result that did not
+// match (Report::finish), never from an exception.
 inline int run_guarded(const std::string& program, const std::function<int()>& body) {
   try {
     return body();
@@ -37,9 +41,12 @@ inline int run_guarded(const std::string& program, const std::function<int()>& b
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": error: not enough host memory for this input\n";
     return kBadUsage;
+  } catch (const std::length_error&) {  // a container asked for more than it can ever hold
+    std::cerr << program << ": error: the input is too large for this machine's memory\n";
+    return kBadUsage;
   } catch (const std::exception& e) {
-    std::cerr << program << ": internal error: " << e.what() << "\n";
-    return kWrongResult;
+    std::cerr << program << ": internal error (please report it): " << e.what() << "\n";
+    return kInternal;
   }
 }
 

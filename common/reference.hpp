@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -159,6 +160,22 @@ template <typename T> bool matches(T result, const Reference<T>& ref, long doubl
   if (ref.exact) return result == ref.value;
   if (std::isnan(result) || std::isnan(ref.precise)) return false;
   return std::fabs(static_cast<long double>(result) - ref.precise) <= tol;
+}
+
+// Whether a tolerance can tell a right result from a wrong one. gamma(k) grows without limit as
+// k u approaches 1: a float loop over 2^24 elements has gamma(n - 1) of about 2^24, so its bound
+// is larger than the sum itself and 0, or half the sum, would "pass". A bound at least as large as
+// the magnitude it scales says nothing, and a result checked against it is not verified.
+template <typename T> bool bound_says_something(const Reference<T>& ref, long double tol) {
+  if (ref.exact) return true;
+  return std::isfinite(tol) && (ref.magnitude == 0 || tol < ref.magnitude);
+}
+
+// The reason a result cannot be checked against `tol`, or "" when it can.
+template <typename T> std::string unchecked_reason(const Reference<T>& ref, long double tol, std::size_t depth) {
+  if (bound_says_something(ref, tol)) return "";
+  return "its error bound, gamma(" + std::to_string(depth) +
+         ") sum|x|, is not smaller than sum|x|: it cannot tell right from wrong";
 }
 
 }  // namespace reduction

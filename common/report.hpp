@@ -21,6 +21,10 @@ struct RunResult {
   bool correct = false;
   double time_ms = 0;
   double gbps = 0;
+  // Why the result could not be checked (its error bound says nothing, see reference.hpp's
+  // bound_says_something); empty when it was. An unchecked result is neither a pass nor a
+  // failure: it is reported as what it is, and does not count towards "verified".
+  std::string unchecked;
   Json extra = Json::object();
 };
 
@@ -55,13 +59,14 @@ class Report {
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 
-  // Prints the report. Returns 0 if every run is correct, else 1.
+  // Prints the report. Returns 0 if every checked run is correct, else 1.
   int finish();
   // Prints what can be shown without a GPU, and the reason on stderr. Returns 77.
   int finish_without_gpu(const std::string& reason);
 
  private:
   void print(bool with_runs);
+  bool all_checked_correct() const;
 
   const ChapterInfo& info_;
   const Options& options_;

@@ -35,6 +35,7 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
   ChapterInfo info = chapter_info;
   info.min_n = 0;  // n = 0 and n > 2048 are refused by check_input, which says why and what to use instead
   info.default_reps = 100;
+  info.default_n = kMaxElements;  // the most one block can take
 
   Options options;
   bool trace = false;
@@ -89,7 +90,7 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
         restore = [&] { CUDA_CHECK(cudaMemcpy(work.data(), input.data(), n * sizeof(T), cudaMemcpyDeviceToDevice)); };
       RunResult run = run_reduction<T>(
           kernel.name, [&](cudaStream_t stream) { kernel.launch(kernel_data, n, result.data(), stream); }, result, ref,
-          tol, options, double(n) * sizeof(T), restore);
+          tol, options, double(n) * sizeof(T), restore, tree_depth(n));
       if (!Chapter::in_place) {  // after every launch of the run, the input must be exactly as uploaded
         const std::vector<T> after = input.download();
         const bool unchanged = std::memcmp(after.data(), data.data(), n * sizeof(T)) == 0;
