@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coarsening.cuh"
@@ -26,6 +27,12 @@ std::string list_of(const std::vector<int>& factors) {
   std::string s;
   for (int f : factors) s += (s.empty() ? "" : ", ") + std::to_string(f);
   return s;
+}
+
+// The occupancy of each factor's kernel, in the order of the factors.
+template <typename T, int... kFactors>
+std::vector<Occupancy> occupancy_for(std::integer_sequence<int, kFactors...>, int block) {
+  return {occupancy_of(ch07::coarsened_kernel<kFactors, T>, block, block * sizeof(T))...};
 }
 
 }  // namespace
@@ -103,8 +110,9 @@ int main(int argc, char** argv) {
         text << line;
       }
       text << "\nA larger F means fewer blocks, fewer atomics and less of the work in the tree, where barriers\n"
-              "stall and threads idle; but once fewer blocks are left than the GPU can run at once,\n"
-              "multiprocessors sit idle and the time goes up again.\n"
+              "stall and threads idle. But a longer unrolled loop needs more registers, and a multiprocessor\n"
+              "has 65536 of them: past a point fewer blocks fit at once, and with them fewer loads wait on\n"
+              "memory (the table under gpu, with a GPU, shows the registers and resident blocks).\n"
            << "indices    " << index_width_note(largest_index) << "\n";
       if constexpr (!std::is_integral_v<T>)
         text << "rounding   each factor sums in its own order: up to 2F - 1 additions in the loop, " << ceil_log2(block)
@@ -113,18 +121,27 @@ int main(int argc, char** argv) {
 
       DeviceInfo device;
       if (auto status = open_gpu(report, device)) return *status;
-      // The thread and block limits of a multiprocessor bound how many blocks run at once (registers
-      // and shared memory may lower it further).
-      int device_index = 0, blocks_per_sm_limit = 0;
-      CUDA_CHECK(cudaGetDevice(&device_index));
-      CUDA_CHECK(cudaDeviceGetAttribute(&blocks_per_sm_limit, cudaDevAttrMaxBlocksPerMultiprocessor, device_index));
-      const int per_sm = std::min(device.max_threads_per_sm / block, blocks_per_sm_limit);
-      const int resident_limit = device.sm_count * per_sm;
-      text << "gpu        runs at most " << resident_limit << " blocks of " << block << " threads at once ("
-           << device.sm_count << " multiprocessors x " << per_sm
-           << "); with fewer blocks than that, some multiprocessors idle\n";
-      report.fields().set("resident_blocks_limit", resident_limit);
-
+      // How many blocks run at once, per factor: the compiler gives a larger factor's unrolled loop
+      // more registers, and past 32 registers a thread, fewer blocks of 256 threads fit.
+      const std::vector<Occupancy> all_occupancy = occupancy_for<T>(ch07::CoarseFactors{}, block);
+      std::vector<Occupancy> occupancy;
+      for (int f : chosen_factors)
+        for (std::size_t k = 0; k < factors.size(); ++k)
+          if (factors[k] == f) occupancy.push_back(all_occupancy[k]);
+      text << "\ngpu        " << device.sm_count << " multiprocessors of " << device.max_threads_per_sm
+           << " threads; what the occupancy calculator fits on each:\n"
+           << "  factor F  registers per thread  blocks per multiprocessor  resident blocks  waves of blocks\n";
+      for (std::size_t k = 0; k < chosen_factors.size(); ++k) {
+        const int resident = occupancy[k].blocks_per_multiprocessor * device.sm_count;
+        const std::size_t blocks = ch07::block_count(n, block, chosen_factors[k]);
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-8d  %-20d  %-25d  %-15d  %.1f\n", chosen_factors[k],
+                      occupancy[k].registers_per_thread, occupancy[k].blocks_per_multiprocessor, resident,
+                      resident ? double(blocks) / resident : 0.0);
+        text << line;
+      }
+      text << "           Fewer resident blocks mean fewer warps with loads waiting on memory; fewer blocks than\n"
+              "           resident ones (less than one wave) leave multiprocessors idle.\n";
       MultiBlockBench<T> bench(data, ref, options, device);
       std::size_t best = 0, stopped_at = chosen.size();
       std::vector<RunResult> runs;
@@ -132,6 +149,8 @@ int main(int argc, char** argv) {
         RunResult run = bench.run(chosen[k]);
         Json extra = Json::object();
         extra.set("blocks", ch07::block_count(n, block, chosen_factors[k]));
+        extra.set("registers", occupancy[k].registers_per_thread);
+        extra.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
         for (const auto& kv : run.extra.items()) extra.set(kv.first, kv.second);
         run.extra = std::move(extra);
         runs.push_back(run);

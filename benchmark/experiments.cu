@@ -1,0 +1,158 @@
+// Measurements behind three claims of the lessons, each with the chapters' own kernels where it can:
+//
+//  1. atomics (chapter 06): what one atomicAdd per block costs when every block adds to the same
+//     address. Chapter 08's pass-1 kernel, launched with one block per 2 x B elements (so each
+//     thread loads two elements, one tree per block, as in chapter 06), hands its partial on either
+//     with atomicAdd on out[0] or with a store to out[blockIdx.x]; the two kernels differ in that one
+//     line, so the difference in time is the atomics' and nothing else's.
+//  2. loads in flight (chapter 08, exercise 4): the grid-stride loop with `#pragma unroll 4`, against
+//     the same loop rewritten to issue four independent loads under one bounds check.
+//
+// Build: cmake --build build --target experiments; run: build/benchmark/experiments (needs a GPU).
+// It prints medians of 20 timed runs after 3 warm-ups, with CUDA events.
+#include <cstdio>
+#include <vector>
+
+#include "08_two_pass/solution/two_pass.cuh"
+#include "common/gpu.cuh"
+#include "common/input.hpp"
+#include "common/reference.hpp"
+
+using namespace reduction;
+
+namespace {
+
+constexpr int kWarmup = 3, kReps = 20;
+
+// Chapter 08's loop with the compiler asked to unroll it four times. Each unrolled copy keeps its
+// own `i < n` test and exit branch, so a load cannot be issued before the branch of the copy
+// before it is decided.
+template <typename T>
+__global__ void unroll_pragma_pass(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned t = threadIdx.x;
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
+  T sum = T(0);
+#pragma unroll 4
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t; i < n; i += grid_threads) sum += input[i];
+  partial[t] = sum;
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+// Four loads under one test: all four addresses are known before any value returns, so the
+// four loads leave together. The tail that is not a whole group of four goes one at a time.
+template <typename T>
+__global__ void four_loads_pass(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned t = threadIdx.x;
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
+  T sum = T(0);
+  for (; i + 3 * grid_threads < n; i += 4 * grid_threads) {
+    const T a = input[i], b = input[i + grid_threads], c = input[i + 2 * grid_threads], d = input[i + 3 * grid_threads];
+    sum += (a + b) + (c + d);
+  }
+  for (; i < n; i += grid_threads) sum += input[i];
+  partial[t] = sum;
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+template <typename T, typename Launch>
+double median_us(Launch&& launch) {
+  return 1e3 * time_gpu(kWarmup, kReps, [&](cudaStream_t s) { launch(s); }).median_ms;
+}
+
+template <typename T>
+T sum_of_partials(const DeviceBuffer<T>& partials, std::size_t count) {
+  std::vector<T> host = partials.download();
+  T s = T(0);
+  for (std::size_t b = 0; b < count; ++b) s = Sum{}(s, host[b]);
+  return s;
+}
+
+template <typename T>
+void atomics(std::size_t n, int block) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data);
+  const std::size_t blocks = (n + 2 * std::size_t(block) - 1) / (2 * std::size_t(block));
+  DeviceBuffer<T> out(blocks);
+  const unsigned grid = static_cast<unsigned>(blocks);
+  const std::size_t shared = block * sizeof(T);
+  auto atomic = [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(out.data(), 0, sizeof(T), s));
+    ch08::two_pass_kernel<ch08::Handoff::AtomicAdd><<<grid, block, shared, s>>>(input.data(), n, out.data());
+    CUDA_CHECK_LAUNCH();
+  };
+  auto store = [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(out.data(), 0, sizeof(T), s));  // the same memset, so only the hand-off differs
+    ch08::two_pass_kernel<ch08::Handoff::Store><<<grid, block, shared, s>>>(input.data(), n, out.data());
+    CUDA_CHECK_LAUNCH();
+  };
+  const double t_atomic = median_us<T>(atomic);
+  const bool atomic_ok = matches(out.download_one(), ref, tolerance(ref, ceil_log2(2 * std::size_t(block)) + blocks));
+  const double t_store = median_us<T>(store);
+  const bool store_ok = matches(sum_of_partials(out, blocks), ref, tolerance(ref, ceil_log2(2 * std::size_t(block)) + blocks));
+  std::printf("atomics  %-6s n=2^%-2zu B=%-4d blocks=%-7zu atomicAdd %8.1f us  store %8.1f us  difference %7.1f us"
+              " = %.2f ns per block  %s\n",
+              type_name(data_type_of<T>()), ceil_log2(n), block, blocks, t_atomic, t_store, t_atomic - t_store,
+              1e3 * (t_atomic - t_store) / double(blocks), atomic_ok && store_ok ? "verified" : "WRONG");
+}
+
+template <typename T>
+void loads_in_flight(std::size_t n, int block) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data);
+  const int grid = ch08::grid_size<ch08::Handoff::Store, T>(n, block);
+  DeviceBuffer<T> out(grid);
+  const std::size_t shared = block * sizeof(T);
+  const std::size_t depth = n / (std::size_t(grid) * block) + 2 + ceil_log2(block) + grid;
+  auto report = [&](const char* name, double us) {
+    const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
+    std::printf("loads    %-6s n=2^%-2zu B=%-4d G=%-5d %-28s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
+                ceil_log2(n), block, grid, name, us, n * sizeof(T) / (us * 1e3), ok ? "verified" : "WRONG");
+  };
+  report("chapter 08 loop", median_us<T>([&](cudaStream_t s) {
+           ch08::two_pass_kernel<ch08::Handoff::Store><<<grid, block, shared, s>>>(input.data(), n, out.data());
+           CUDA_CHECK_LAUNCH();
+         }));
+  report("#pragma unroll 4", median_us<T>([&](cudaStream_t s) {
+           unroll_pragma_pass<<<grid, block, shared, s>>>(input.data(), n, out.data());
+           CUDA_CHECK_LAUNCH();
+         }));
+  report("four loads under one test", median_us<T>([&](cudaStream_t s) {
+           four_loads_pass<<<grid, block, shared, s>>>(input.data(), n, out.data());
+           CUDA_CHECK_LAUNCH();
+         }));
+}
+
+}  // namespace
+
+int main() {
+  if (!probe_gpu().usable) {
+    std::fprintf(stderr, "experiments: no usable GPU\n");
+    return 77;
+  }
+  std::printf("%s\n", current_device().describe().c_str());
+  for (std::size_t log_n : {27, 28})
+    for (int block : {256, 1024}) {
+      atomics<int>(std::size_t(1) << log_n, block);
+      atomics<float>(std::size_t(1) << log_n, block);
+    }
+  for (int block : {256, 1024}) {
+    loads_in_flight<int>(std::size_t(1) << 28, block);
+    loads_in_flight<float>(std::size_t(1) << 28, block);
+  }
+  return 0;
+}
