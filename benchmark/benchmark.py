@@ -100,18 +100,14 @@ def main():
                     "time_ms": run["time_ms"], "gbps": run["gbps"], "correct": run["correct"],
                     "ceiling_gbps": ceiling, "gpu": chapter != "01_sequential",
                 })
-                if not run["correct"]:
+                if run["correct"] is False:  # None: unchecked, its bound says nothing (the program says why)
                     failures.append(f"{chapter} {run['kernel']} ({dtype}): wrong result {run['result']} "
                                     f"(reference {report['reference']})")
-        cub = next((r["gbps"] for r in typed if r["kernel"] == "cub"), None)
-        first_gpu = next((r["gbps"] for r in typed if r["gpu"]), None)
-        previous = None
+        # A ratio compares the same work only: rows of another n (the single-block chapters) get none.
+        cub = next((r for r in typed if r["kernel"] == "cub"), None)
         for r in typed:
             r["pct_of_copy"] = 100 * r["gbps"] / r["ceiling_gbps"] if r["ceiling_gbps"] else None
-            r["ratio_to_cub"] = r["gbps"] / cub if cub else None
-            r["step_speedup"] = r["gbps"] / previous if previous else None
-            r["cumulative_speedup"] = r["gbps"] / first_gpu if (first_gpu and r["gpu"]) else None
-            previous = r["gbps"]
+            r["ratio_to_cub"] = cub["time_ms"] / r["time_ms"] if cub and cub["n"] == r["n"] else None
         rows += typed
 
     meta["date"] = datetime.date.today().isoformat()
@@ -129,14 +125,13 @@ def main():
     def fmt_time(ms):
         return f"{ms * 1e3:.2f} us" if ms < 1 else f"{ms:.3f} ms"
 
-    header = ["type", "chapter", "kernel", "n", "time", "GB/s", "% of copy", "vs cub", "step", "cumulative"]
+    header = ["type", "chapter", "kernel", "n", "time", "GB/s", "% of copy", "vs cub"]
     md = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
-        mark = "" if r["correct"] else " **WRONG**"
+        mark = {True: "", False: " **WRONG**", None: " (unchecked)"}[r["correct"]]
         md.append("| " + " | ".join([
             r["type"], r["chapter"], r["kernel"] + mark, str(r["n"]), fmt_time(r["time_ms"]), f"{r['gbps']:.1f}",
-            fmt(r["pct_of_copy"], ".1f"), fmt(r["ratio_to_cub"], ".3f"), fmt(r["step_speedup"], ".2f") + ("x" if r["step_speedup"] else ""),
-            fmt(r["cumulative_speedup"], ".1f") + ("x" if r["cumulative_speedup"] else "")]) + " |")
+            fmt(r["pct_of_copy"], ".1f"), fmt(r["ratio_to_cub"], ".3f")]) + " |")
     ceil = meta.get("ceiling_gbps", {})
     # Each multi-block program measures its own ceiling; the caption gives the one of the run with cub.
     caption = (f"{meta.get('device', 'unknown GPU')}, driver {meta.get('driver', '?')} "
@@ -150,8 +145,8 @@ def main():
     with open(os.path.join(opts.out, "results.md"), "w") as f:
         f.write(caption + "\n\n" + table + "\n")
     with open(os.path.join(opts.out, "results.csv"), "w", newline="") as f:
-        keys = ["type", "chapter", "kernel", "n", "time_ms", "gbps", "pct_of_copy", "ratio_to_cub",
-                "step_speedup", "cumulative_speedup", "correct", "ceiling_gbps"]
+        keys = ["type", "chapter", "kernel", "n", "time_ms", "gbps", "pct_of_copy", "ratio_to_cub", "correct",
+                "ceiling_gbps"]
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)

@@ -1,10 +1,9 @@
 // Measurements behind three claims of the lessons, each with the chapters' own kernels where it can:
 //
 //  1. atomics (chapter 06): what one atomicAdd per block costs when every block adds to the same
-//     address. Chapter 08's pass-1 kernel, launched with one block per 2 x B elements (so each
-//     thread loads two elements, one tree per block, as in chapter 06), hands its partial on either
-//     with atomicAdd on out[0] or with a store to out[blockIdx.x]; the two kernels differ in that one
-//     line, so the difference in time is the atomics' and nothing else's.
+//     address. Chapter 06's kernel, with its last line as a parameter: the block's partial goes
+//     either to atomicAdd on out[0] (the chapter) or to a store in out[blockIdx.x] (no atomic, no
+//     shared address). The two differ in that one line, so the difference in time is the atomics'.
 //  2. loads in flight (chapter 08, exercise 4): the grid-stride loop with `#pragma unroll 4`, against
 //     the same loop rewritten to issue four independent loads under one bounds check.
 //
@@ -23,6 +22,29 @@ using namespace reduction;
 namespace {
 
 constexpr int kWarmup = 3, kReps = 20;
+
+// Chapter 06's kernel (06_hierarchical/solution/hierarchical.cuh), the hand-off a parameter.
+template <bool kAtomic, typename T>
+__global__ void hierarchical_handoff(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned t = threadIdx.x;
+  const std::size_t i = 2 * std::size_t(blockDim.x) * blockIdx.x + t;
+  T sum = T(0);
+  if (i < n) sum = input[i];
+  if (i + blockDim.x < n) sum += input[i + blockDim.x];
+  partial[t] = sum;
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  if (t == 0) {
+    if constexpr (kAtomic)
+      atomicAdd(out, partial[0]);
+    else
+      out[blockIdx.x] = partial[0];
+  }
+}
 
 // Chapter 08's loop with the compiler asked to unroll it four times. Each unrolled copy keeps its
 // own `i < n` test and exit branch, so a load cannot be issued before the branch of the copy
@@ -91,12 +113,12 @@ void atomics(std::size_t n, int block) {
   const std::size_t shared = block * sizeof(T);
   auto atomic = [&](cudaStream_t s) {
     CUDA_CHECK(cudaMemsetAsync(out.data(), 0, sizeof(T), s));
-    ch08::two_pass_kernel<ch08::Handoff::AtomicAdd><<<grid, block, shared, s>>>(input.data(), n, out.data());
+    hierarchical_handoff<true><<<grid, block, shared, s>>>(input.data(), n, out.data());
     CUDA_CHECK_LAUNCH();
   };
   auto store = [&](cudaStream_t s) {
     CUDA_CHECK(cudaMemsetAsync(out.data(), 0, sizeof(T), s));  // the same memset, so only the hand-off differs
-    ch08::two_pass_kernel<ch08::Handoff::Store><<<grid, block, shared, s>>>(input.data(), n, out.data());
+    hierarchical_handoff<false><<<grid, block, shared, s>>>(input.data(), n, out.data());
     CUDA_CHECK_LAUNCH();
   };
   const double t_atomic = median_us<T>(atomic);
