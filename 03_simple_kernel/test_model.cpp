@@ -2,6 +2,8 @@
 // kernel, and its trace, all evaluated from the kernel's own index arithmetic. No GPU needed.
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,22 +81,79 @@ TEST_CASE("the model at n = 256: 255 additions in 864 thread slots, not 736", "[
   CHECK_FALSE(ch03::text_closed_form(32).thread_slots);
 }
 
-TEST_CASE("memory: requests per warp and per launch at n = 1024", "[chapter03]") {
-  SECTION("int: a warp's 32 owners span 64 elements, 256 bytes, two segments") {
+TEST_CASE("a request's sectors: the aligned 32-byte blocks its threads' addresses fall into", "[chapter03]") {
+  // One step of one warp, one load: thread t reads element f(t), or nothing.
+  auto one_load = [](std::size_t element_bytes, std::function<std::optional<std::size_t>(unsigned)> element) {
+    return sb::evaluate(64, 32, element_bytes, {{"load", 0, {}, {{false, element}}}});
+  };
+  // 32 adjacent ints: bytes 0 to 127, four sectors, every byte used.
+  auto c = one_load(4, [](unsigned t) -> std::optional<std::size_t> { return t; });
+  CHECK(c.requests == 1);
+  CHECK(c.sectors == 4);
+  CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == 1.0);
+  // 32 ints 8 elements (32 bytes) apart: one sector each, 4 of its 32 bytes used.
+  c = one_load(4, [](unsigned t) -> std::optional<std::size_t> { return 8 * std::size_t(t); });
+  CHECK(c.requests == 1);
+  CHECK(c.sectors == 32);
+  CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == 0.125);
+  // Elements 7 and 8: bytes 28-31 and 32-35 lie in two sectors; double element 3, bytes 24-31, in one.
+  c = one_load(4, [](unsigned t) -> std::optional<std::size_t> {
+    if (t > 1) return std::nullopt;
+    return 7 + t;
+  });
+  CHECK(c.sectors == 2);
+  c = one_load(8, [](unsigned t) -> std::optional<std::size_t> {
+    if (t) return std::nullopt;
+    return 3;
+  });
+  CHECK(c.sectors == 1);
+  // A warp none of whose threads takes part issues no request.
+  c = one_load(4, [](unsigned) -> std::optional<std::size_t> { return std::nullopt; });
+  CHECK(c.requests == 0);
+  CHECK(c.sectors == 0);
+}
+
+TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[chapter03]") {
+  // 512 threads, 16 warps; warp w holds threads 32w to 32w + 31, which own elements 64w to 64w + 62.
+  // Every active warp makes three requests a step (load data[owner], load data[partner], store
+  // data[owner]); the store touches the sectors of the owner load, and in these steps the partner
+  // load (owners shifted by `stride` elements) touches as many sectors as the owner load.
+  SECTION("int: 4 bytes, 8 to a sector") {
     const auto c = ch03::model(1024, 4);
-    // Three accesses a step (load owner, load partner, store owner), two segments each, while a
-    // warp has two or more active threads; one each from stride 32 on, with one active thread.
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
-          std::vector<std::size_t>{6, 6, 6, 6, 6, 3, 3, 3, 3, 3});
-    CHECK(c.requests == 5 * 16 * 6 + (16 + 8 + 4 + 2 + 1) * 3 + 2);
+    // stride 1: the 32 owners of warp w are 64w, 64w + 2, ..., 64w + 62: 256 bytes, 8 sectors.
+    // stride 2: 16 owners 64w + 4k: bytes 256w + 16k, 2 to a sector: 8 sectors.
+    // stride 4: 8 owners 64w + 8k: bytes 256w + 32k, one to a sector: 8 sectors.
+    // stride 8: 4 owners 64w + 16k, 64 bytes apart: 4 sectors; stride 16: owners 64w and 64w + 32: 2.
+    // stride 32 on: one active thread in each active warp: 1 sector.
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
+          std::vector<std::size_t>{8, 8, 8, 4, 2, 1, 1, 1, 1, 1});
+    CHECK(tree_steps_column(c, &sb::StepCounts::min_request_sectors) ==
+          std::vector<std::size_t>{8, 8, 8, 4, 2, 1, 1, 1, 1, 1});
+    // Requests: three for each of the 111 warp-steps, and the result's load and store.
+    CHECK(c.requests == 3 * 111 + 2);
+    // Sectors: 16 warps x 3 x (8 + 8 + 8 + 4 + 2 + 1) for strides 1 to 32, then 3 for each of the
+    // 8 + 4 + 2 + 1 warps of strides 64 to 512, and one each for the result's load and store.
+    CHECK(c.sectors == 16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2);
     CHECK(c.reads == 2 * 1023 + 1);  // two per addition, and thread 0's final load of data[0]
     CHECK(c.writes == 1023 + 1);     // one per addition, and the result
+    // Of the sectors' bytes, a thread uses 4: 128 of 256 at stride 1 (half), 64 of 256 at stride 2,
+    // then 4 of every 32 (one element per sector).
+    std::vector<double> used;
+    for (const auto& s : c.steps)
+      if (s.adds) used.push_back(sb::used_fraction(s.reads, s.writes, s.sectors, 4));
+    CHECK(used == std::vector<double>{0.5, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125});
+    // Over the launch: 12284 bytes loaded or stored, in 1488 + 45 + 2 = 1535 sectors of 32 bytes.
+    CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == double(4 * (2047 + 1024)) / double(32 * 1535));
   }
-  SECTION("double: 512 bytes, four segments, until the active owners thin out") {
+  SECTION("double: 8 bytes, 4 to a sector") {
     const auto c = ch03::model(1024, 8);
-    // Stride 16: owners 64w and 64w + 32, partners 64w + 16 and 64w + 48: two segments each.
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
-          std::vector<std::size_t>{12, 12, 12, 12, 6, 3, 3, 3, 3, 3});
+    // The owners of a warp span 512 bytes, 16 sectors. stride 1: owners 16 bytes apart, two to a
+    // sector: 16. stride 2: 32 bytes apart: 16. stride 4: 64 bytes apart: 8. stride 8: 4; stride 16:
+    // 2; stride 32 on: 1.
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
+          std::vector<std::size_t>{16, 16, 8, 4, 2, 1, 1, 1, 1, 1});
+    CHECK(c.requests == 3 * 111 + 2);  // requests do not depend on the element size
+    CHECK(c.sectors == 16 * 3 * (16 + 16 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2);
   }
 }
 

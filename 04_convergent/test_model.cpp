@@ -51,25 +51,48 @@ TEST_CASE("the model at n = 256: 255 additions in 384 thread slots", "[chapter04
   CHECK_FALSE(ch04::text_closed_form(1000).thread_slots);
 }
 
-TEST_CASE("memory: one request per access while a warp's addresses are adjacent", "[chapter04]") {
-  SECTION("int: 32 adjacent 4-byte elements fill one 128-byte segment") {
+TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used while warps are full", "[chapter04]") {
+  // Thread t owns element t. At stride s the active threads are 0 to s - 1; every active warp makes
+  // three requests a step (load data[owner], load data[partner] = data[owner + s], store data[owner]).
+  SECTION("int at n = 1024: 32 adjacent 4-byte elements are 128 bytes, four sectors") {
     const auto c = ch04::model(1024, 4);
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
-          std::vector<std::size_t>{3, 3, 3, 3, 3, 3, 3, 3, 3, 3});
-    CHECK(c.requests == 36 * 3 + 2);
+    // Strides 512 to 32: a full warp, owners 32w to 32w + 31, four sectors, and partners likewise
+    // (s is a multiple of 32). Stride 16: owners 0-15, 64 bytes, two sectors (partners 16-31, two).
+    // Stride 8: owners 0-7, 32 bytes, one sector. Strides 4, 2, 1: 16, 8, 4 bytes, one sector.
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
+          std::vector<std::size_t>{4, 4, 4, 4, 4, 2, 1, 1, 1, 1});
+    CHECK(tree_steps_column(c, &sb::StepCounts::min_request_sectors) ==
+          std::vector<std::size_t>{4, 4, 4, 4, 4, 2, 1, 1, 1, 1});
+    CHECK(c.requests == 3 * 36 + 2);  // three for each of the 36 warp-steps, and the result
+    // 3 x 4 sectors for each of the 16 + 8 + 4 + 2 + 1 warp-steps of strides 512 to 32, 3 x 2 at
+    // stride 16, 3 x 1 at strides 8, 4, 2 and 1, and the result's two.
+    CHECK(c.sectors == 12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2);
     CHECK(c.reads == 2 * 1023 + 1);  // as many as chapter 03: two per addition, and the final load
     CHECK(c.writes == 1023 + 1);
+    // Every byte of every sector used, until the last warp has fewer than 8 active threads: stride 4
+    // uses 16 bytes of its sector, stride 2 uses 8, stride 1 uses 4.
+    std::vector<double> used;
+    for (const auto& s : c.steps)
+      if (s.adds) used.push_back(sb::used_fraction(s.reads, s.writes, s.sectors, 4));
+    CHECK(used == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
   }
-  SECTION("double: 32 adjacent 8-byte elements take two segments") {
+  SECTION("double at n = 1024: 32 adjacent 8-byte elements are 256 bytes, eight sectors, one request") {
     const auto c = ch04::model(1024, 8);
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_warp_requests) ==
-          std::vector<std::size_t>{6, 6, 6, 6, 6, 3, 3, 3, 3, 3});
+    // Strides 512 to 32: 256 bytes, 8 sectors. Stride 16: 128 bytes, 4; 8: 64 bytes, 2; 4, 2, 1: 1.
+    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
+          std::vector<std::size_t>{8, 8, 8, 8, 8, 4, 2, 1, 1, 1});
+    CHECK(c.requests == 3 * 36 + 2);
+    CHECK(c.sectors == 24 * (16 + 8 + 4 + 2 + 1) + 12 + 6 + 3 * 3 + 2);
   }
   SECTION("n = 1000: the guard leaves warp 15 with 8 active threads in the first step") {
     const auto c = ch04::model(1000, 4);
     REQUIRE(c.steps.front().stride == 512);
     CHECK(c.steps.front().active_threads == 488);  // t + 512 < 1000
     CHECK(c.steps.front().active_warps == 16);
+    // Warp 15's active threads 480-487 own elements 480-487, bytes 1920-1951: one sector, and
+    // their partners 992-999, bytes 3968-3999: one sector (3968 = 124 x 32). The other 15 warps: 4.
+    CHECK(c.steps.front().min_request_sectors == 1);
+    CHECK(c.steps.front().sectors == 15 * 12 + 3);
     CHECK(c.reads == 2 * 999 + 1);
     CHECK(c.writes == 999 + 1);
   }

@@ -18,28 +18,37 @@ TEST_CASE("the steps: the first on the way in, the others in shared memory", "[c
 }
 
 TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]") {
-  SECTION("int") {
+  // 512 threads, 16 warps. Two load requests per warp (data[t] and data[t + 512]: 32 adjacent
+  // elements each) and one store request, thread 0's store of the result: 16 + 16 + 1 = 33.
+  SECTION("int: 32 adjacent ints, 128 bytes, four sectors per load") {
     const auto c = ch05::model(1024, 4);
     CHECK(c.reads == 1024);
     CHECK(c.writes == 1);
-    // 16 warps, each loading 32 adjacent elements twice (data[t], data[t + 512]), and the result.
     CHECK(c.requests == 16 + 16 + 1);
+    CHECK(c.sectors == 4 * (16 + 16) + 1);
+    // 4100 bytes used (1025 elements) of 129 x 32 = 4128: only the result's sector is mostly unused.
+    CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == 4100.0 / 4128.0);
     CHECK(c.ops == 1023);
     REQUIRE(c.steps.size() == 11);  // the load, nine steps in shared memory, the result
+    CHECK(c.steps.front().max_request_sectors == 4);
     for (std::size_t i = 1; i + 1 < c.steps.size(); ++i) {
       CHECK(c.steps[i].reads == 0);
       CHECK(c.steps[i].writes == 0);
+      CHECK(c.steps[i].requests == 0);
     }
   }
-  SECTION("double: 32 adjacent 8-byte elements take two segments") {
+  SECTION("double: 32 adjacent doubles, 256 bytes, eight sectors per load, still one request") {
     const auto c = ch05::model(1024, 8);
-    CHECK(c.requests == 32 + 32 + 1);
+    CHECK(c.requests == 16 + 16 + 1);
+    CHECK(c.sectors == 8 * (16 + 16) + 1);
   }
   SECTION("n = 1000: the guard skips the 24 partners past the end") {
     const auto c = ch05::model(1000, 4);
     CHECK(c.reads == 1000);
     CHECK(c.steps.front().active_threads == 488);
     CHECK(c.requests == 16 + 16 + 1);  // warp 15 still loads 8 partners
+    // Warp 15's 8 partners are elements 992-999, bytes 3968-3999: one sector (3968 = 124 x 32).
+    CHECK(c.sectors == 4 * 16 + (4 * 15 + 1) + 1);
   }
 }
 

@@ -11,8 +11,10 @@ For each kernel launch of one run of the chapter program (--reps 1 --warmup 0) i
   branch uniformity   the percentage of branch instructions whose threads all went the same way
   instructions        warp-level instructions executed
 For the single-block chapters with an execution-resource model (03, 04) it prints the model's
-efficiency beside the measured thread activity. The clocks are left as the GPU sets them
-(--clock-control none), so the times match the chapter's own measurements.
+efficiency beside the measured thread activity; for those with a memory model (03 to 05), the
+model's requests and 32-byte sectors beside the L1TEX counters of global loads and stores. The
+clocks are left as the GPU sets them (--clock-control none), so the times match the chapter's own
+measurements.
 """
 import argparse
 import csv
@@ -30,6 +32,14 @@ METRICS = {
     "smsp__thread_inst_executed.sum": "thread instructions",
     "smsp__thread_inst_executed_pred_on.sum": "thread instructions, predicate on",
     "gpu__time_duration.sum": "duration (ns)",
+}
+# Global loads and stores as the L1TEX unit saw them: requests (warp-wide instructions) and the
+# 32-byte sectors they touched. Compared with the memory model of chapters 03 to 05.
+MEMORY_METRICS = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "load requests",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "store requests",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "load sectors",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "store sectors",
 }
 # Derived: active threads per warp instruction, and of those the ones whose predicate was true.
 DERIVED = ["threads per instruction (of 32)", "predicated-on threads per instruction"]
@@ -55,7 +65,7 @@ def main():
     run_args = opts.args + ["--reps", "1", "--warmup", "0"]
 
     cmd = [find_ncu(), "--clock-control", "none", "--csv", "--page", "raw",
-           "--metrics", ",".join(METRICS), program] + run_args
+           "--metrics", ",".join(list(METRICS) + list(MEMORY_METRICS)), program] + run_args
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0 and "==PROF==" not in proc.stdout:
         sys.stderr.write(proc.stdout + proc.stderr)
@@ -89,27 +99,47 @@ def main():
                    if "smsp__thread_inst_executed_pred_on.sum" in col else None)
         per_inst = [f"{threads / inst:.1f}" if inst and threads else "n/a",
                     f"{pred_on / inst:.1f}" if inst and pred_on else "n/a"]
-        measured.append((short, per_inst))
+        memory = {m: number(row[col[m]]) if m in col else None for m in MEMORY_METRICS}
+        measured.append((short, per_inst, memory))
         print(f"| {short} | " + " | ".join(values + per_inst) + " |")
 
     # The chapter's own model, beside the counters.
     report = subprocess.run([program, "--json"] + run_args, capture_output=True, text=True)
     try:
-        model = json.loads(report.stdout).get("efficiency")
+        analysis = json.loads(report.stdout)
     except json.JSONDecodeError:
-        model = None
+        analysis = {}
+    model = analysis.get("efficiency")
     if model:
         print("\nExecution-resource model of the chapter (its own analysis):")
         print(f"  {model['ops']} useful operations in {model['thread_slots']} thread slots "
               f"({model['warp_steps']} warp-steps): efficiency {model['efficiency']:.3f}, "
               f"i.e. {32 * model['efficiency']:.1f} useful threads per warp-step")
-        for short, per_inst in measured:
+        for short, per_inst, _ in measured:
             print(f"  measured {short}: {per_inst[0]} active threads per warp instruction, "
                   f"{per_inst[1]} with a true predicate (of 32)")
         print("  The model counts only the additions of the tree. The hardware counts every instruction:\n"
               "  index arithmetic, loop control, barriers and loads that all threads execute, which raises\n"
               "  the measured activity; and the compiler turns the short `if` body into predicated\n"
               "  instructions, which issue for the whole warp with inactive threads masked off.")
+
+    memory_model = analysis.get("memory")
+    if memory_model and "sectors" in memory_model:
+        def count(value):
+            return "n/a" if value is None else f"{value:.0f}"
+
+        print(f"\nMemory model of the chapter: {memory_model['requests']} requests, {memory_model['sectors']} sectors "
+              f"of {memory_model['sector_bytes']} bytes per launch ({memory_model['reads']} elements read, "
+              f"{memory_model['writes']} written)")
+        for short, _, memory in measured:
+            ld_req, st_req, ld_sec, st_sec = (memory[m] for m in MEMORY_METRICS)
+            requests = ld_req + st_req if ld_req is not None and st_req is not None else None
+            sectors = ld_sec + st_sec if ld_sec is not None and st_sec is not None else None
+            print(f"  measured {short}: {count(requests)} requests ({count(ld_req)} loads, {count(st_req)} stores), "
+                  f"{count(sectors)} sectors ({count(ld_sec)} loads, {count(st_sec)} stores)")
+        print("  The model counts the loads and stores of the kernel's source, one request per warp that has a\n"
+              "  thread taking part; the counters count the instructions the compiler emitted, so a load kept\n"
+              "  in a register, or split in two, shows here as a difference.")
 
 
 if __name__ == "__main__":

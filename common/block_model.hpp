@@ -8,10 +8,15 @@
 //  - active threads, and active warps: the 32 threads of a warp issue together, so a warp holds all
 //    32 of its thread slots for a step in which any of its threads is active, however few;
 //  - global-memory reads and writes, in elements;
-//  - requests: for each warp-wide load or store, the distinct 128-byte segments its threads'
-//    addresses fall into. A warp whose 32 threads touch one aligned segment needs one request;
-//    scattered addresses need more. The array is assumed to start on a 128-byte boundary, as
-//    cudaMalloc's allocations do (they are 256-byte aligned).
+//  - requests and sectors. A request is one load or store instruction executed by one warp: the
+//    kernel's data[owner] is one request for the warp, whichever of its threads take part, and a
+//    warp none of whose threads takes part makes none. The memory system serves a request in
+//    32-byte sectors (Volta onward; a cache line of L1 or L2 is 128 bytes, four sectors, but only
+//    the sectors a request needs are fetched). The sectors of a request are the distinct aligned
+//    32-byte blocks its threads' addresses fall into: 32 adjacent 4-byte elements are 128 bytes,
+//    four sectors, every byte used; 32 threads touching every other element spread over eight
+//    sectors and use half of the bytes they fetch. The array is assumed to start on a 32-byte
+//    boundary, as cudaMalloc's allocations do (they are 256-byte aligned).
 #pragma once
 
 #include <cmath>
@@ -30,7 +35,7 @@
 
 namespace reduction::single_block {
 
-constexpr std::size_t kSegmentBytes = 128;
+constexpr std::size_t kSectorBytes = 32;  // the unit in which global memory serves a request
 
 // One load or store instruction, as the threads of the block execute it: the element each thread
 // touches, or nothing for a thread that skips it.
@@ -52,9 +57,9 @@ struct StepCounts {
   unsigned stride = 0;
   bool adds = false;  // a step of the tree: it enters the execution-resource model
   std::size_t active_threads = 0, active_warps = 0;
-  std::size_t reads = 0, writes = 0;                         // elements
-  std::size_t requests = 0;                                  // over all warps
-  std::size_t min_warp_requests = 0, max_warp_requests = 0;  // over the warps that access memory
+  std::size_t reads = 0, writes = 0;                             // elements
+  std::size_t requests = 0, sectors = 0;                         // over all warps
+  std::size_t min_request_sectors = 0, max_request_sectors = 0;  // over the step's requests
 };
 
 struct BlockCounts {
@@ -66,8 +71,14 @@ struct BlockCounts {
   std::size_t warp_steps = 0;                                    // active warps, summed over the steps of the tree
   std::size_t thread_slots = 0;                                  // 32 per warp-step
   double efficiency = std::numeric_limits<double>::quiet_NaN();  // ops / thread_slots (none: no slots)
-  std::size_t reads = 0, writes = 0, requests = 0;
+  std::size_t reads = 0, writes = 0, requests = 0, sectors = 0;
 };
+
+// Of the bytes in the sectors the requests touched, the share that a thread loaded or stored.
+inline double used_fraction(std::size_t reads, std::size_t writes, std::size_t sectors, std::size_t element_bytes) {
+  if (!sectors) return std::numeric_limits<double>::quiet_NaN();
+  return double((reads + writes) * element_bytes) / double(sectors * kSectorBytes);
+}
 
 inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element_bytes,
                             const std::vector<ModelStep>& steps) {
@@ -91,20 +102,20 @@ inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element
             warp_active = true;
           }
       if (warp_active) ++c.active_warps;
-      std::size_t warp_requests = 0;
       for (const MemoryAccess& access : step.global) {
-        std::set<std::size_t> segments;
+        std::set<std::size_t> sectors;  // of this warp's request
         for (unsigned t = first; t < last; ++t)
           if (auto element = access.element(t)) {
-            segments.insert(*element * element_bytes / kSegmentBytes);
+            const std::size_t first_byte = *element * element_bytes, last_byte = first_byte + element_bytes - 1;
+            for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
+              sectors.insert(sector);
             ++(access.write ? c.writes : c.reads);
           }
-        warp_requests += segments.size();
-      }
-      if (warp_requests) {
-        c.min_warp_requests = c.requests ? std::min(c.min_warp_requests, warp_requests) : warp_requests;
-        c.max_warp_requests = std::max(c.max_warp_requests, warp_requests);
-        c.requests += warp_requests;
+        if (sectors.empty()) continue;  // no thread of the warp takes part: no request
+        c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, sectors.size()) : sectors.size();
+        c.max_request_sectors = std::max(c.max_request_sectors, sectors.size());
+        ++c.requests;
+        c.sectors += sectors.size();
       }
     }
     if (c.adds) {
@@ -114,6 +125,7 @@ inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element
     total.reads += c.reads;
     total.writes += c.writes;
     total.requests += c.requests;
+    total.sectors += c.sectors;
     total.steps.push_back(c);
   }
   total.thread_slots = total.warp_steps * kWarpSize;
@@ -169,10 +181,10 @@ inline std::string percent(double fraction) {
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
   return buf;
 }
-inline std::string warp_requests(const StepCounts& c) {
+inline std::string request_sectors(const StepCounts& c) {
   if (!c.requests) return "-";
-  if (c.min_warp_requests == c.max_warp_requests) return std::to_string(c.max_warp_requests);
-  return std::to_string(c.min_warp_requests) + "-" + std::to_string(c.max_warp_requests);
+  if (c.min_request_sectors == c.max_request_sectors) return std::to_string(c.max_request_sectors);
+  return std::to_string(c.min_request_sectors) + "-" + std::to_string(c.max_request_sectors);
 }
 }  // namespace detail
 
@@ -190,19 +202,22 @@ inline void print_execution_model(std::ostream& out, const BlockCounts& c, const
   out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
       << "  " << predicate << "\n\n";
   char line[160];
-  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %24s\n", "step", "stride", "active threads", "active warps",
-                "requests per active warp");
+  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %19s  %10s\n", "step", "stride", "active threads",
+                "active warps", "sectors per request", "bytes used");
   out << line;
   int step = 0;
   for (const StepCounts& s : c.steps) {
     if (!s.adds) continue;
-    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %24s\n", ++step, s.stride, s.active_threads,
-                  s.active_warps, detail::warp_requests(s).c_str());
+    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
+                  s.active_warps, detail::request_sectors(s).c_str(),
+                  detail::percent(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
     out << line;
   }
-  out << "  (requests: the 128-byte segments touched by a warp's load of data[owner], its load of\n"
-      << "   data[partner] and its store to data[owner], with " << c.element_bytes << "-byte " << type
-      << " elements)\n\n"
+  out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"
+      << "   data[owner], three per active warp and step; its sectors: the 32-byte blocks of memory its\n"
+      << "   threads' addresses fall into, with " << c.element_bytes << "-byte " << type
+      << " elements; bytes used: the share of those\n"
+      << "   sectors' bytes that the threads load or store)\n\n"
       << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
       << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
       << " additions: efficiency " << detail::percent(c.efficiency) << "\n"
@@ -221,11 +236,15 @@ inline void print_execution_model(std::ostream& out, const BlockCounts& c, const
 
 // Global memory per launch, counted from the access pattern.
 inline void print_memory(std::ostream& out, const BlockCounts& c, const char* type) {
+  const std::size_t used = (c.reads + c.writes) * c.element_bytes, fetched = c.sectors * kSectorBytes;
   out << "Global memory per launch, counted from the kernel's accesses (" << c.element_bytes << "-byte " << type
       << " elements):\n"
       << "  reads     " << c.reads << (c.reads == 1 ? " element\n" : " elements\n") << "  writes    " << c.writes
       << (c.writes == 1 ? " element\n" : " elements\n") << "  requests  " << c.requests
-      << " (128-byte segments, summed over the warps' loads and stores)\n";
+      << " (warp-wide loads and stores)\n"
+      << "  sectors   " << c.sectors << " (" << kSectorBytes << " bytes each, touched by the requests): " << used
+      << " of their " << fetched << " bytes used ("
+      << detail::percent(used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)) << ")\n";
 }
 
 // "efficiency": {"ops", "warp_steps", "thread_slots", "efficiency"}
@@ -259,20 +278,23 @@ inline Json steps_json(const BlockCounts& c) {
     j.set("reads", s.reads);
     j.set("writes", s.writes);
     j.set("requests", s.requests);
-    j.set("max_requests_per_warp", s.max_warp_requests);
+    j.set("sectors", s.sectors);
+    j.set("max_sectors_per_request", s.max_request_sectors);
     steps.push(std::move(j));
   }
   return steps;
 }
 
-// "memory": {"element_bytes", "reads", "writes", "requests"}
+// "memory": {"element_bytes", "reads", "writes", "requests", "sectors", "sector_bytes", "used_fraction"}
 inline Json memory_json(const BlockCounts& c) {
   Json j = Json::object();
   j.set("element_bytes", c.element_bytes);
   j.set("reads", c.reads);
   j.set("writes", c.writes);
   j.set("requests", c.requests);
-  j.set("segment_bytes", kSegmentBytes);
+  j.set("sectors", c.sectors);
+  j.set("sector_bytes", kSectorBytes);
+  j.set("used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes));
   return j;
 }
 

@@ -9,7 +9,8 @@
 // What is slow (chapter 04 fixes it): the active threads are spread over the whole block. Long
 // after most threads have stopped, every warp still has one busy thread and so occupies all 32 of
 // its lanes; and neighbouring threads touch addresses 2 * stride elements apart, so each load or
-// store of a warp is spread over several memory segments.
+// store of a warp touches more 32-byte memory sectors than its data fills: at most half of the
+// bytes fetched are used.
 #pragma once
 
 #include <cstddef>

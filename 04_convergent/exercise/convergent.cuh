@@ -6,7 +6,7 @@
 // `stride` places further on, with the stride halving from the block size down to 1: the active
 // threads are the first `stride` ones. They stay packed at the front of the block, so whole warps
 // skip the addition, and neighbouring threads touch neighbouring addresses, which a warp loads and
-// stores in as few memory segments as there can be.
+// stores in as few 32-byte memory sectors as there can be (32 ints fill exactly four).
 //
 // The pairs differ from chapter 03's: element 0 meets element blockDim.x first, not element 1. That
 // regrouping needs the operator to be commutative as well as associative, as sum is.
