@@ -50,18 +50,25 @@ def run_type(program, dtype, sizes, reps, warmup):
     return report, proc.returncode, proc.stderr.strip()
 
 
-def ratio_table(rows):
-    """Rows of n, columns type/op: the ratios, as fixed-width text."""
+def ratio_table(rows, compact=False):
+    """Rows of n, columns type/op: the ratios, as fixed-width text. compact: one row per k, each
+    cell the lowest ratio of the sizes nearest 2^k (2^k - 1, 2^k, 2^k + 1, and a 10^j between
+    2^(k-1/2) and 2^(k+1/2)), marked ! if below 1.00."""
     columns = [(t, o) for t in TYPES for o in OPS if any(r["type"] == t and r["op"] == o for r in rows)]
-    by_key = {(r["type"], r["op"], r["n"]): r for r in rows}
-    sizes = sorted({r["n"] for r in rows})
-    lines = ["%11s" % "n" + "".join("%10s" % f"{t[0]}.{o}" for t, o in columns)]
-    for n in sizes:
+    groups = {}
+    for r in rows:
+        key = round(math.log2(r["n"])) if compact else r["n"]
+        groups.setdefault((r["type"], r["op"], key), []).append(r["ratio"])
+    keys = sorted({k for (_, _, k) in groups})
+    head = "log2 n" if compact else "n"
+    lines = ["%11s" % head + "".join("%10s" % f"{t[0]}.{o}" for t, o in columns)]
+    for k in keys:
         cells = []
         for t, o in columns:
-            r = by_key.get((t, o, n))
-            cells.append("%10s" % ("" if r is None else f"{r['ratio']:.3f}" + ("!" if r["ratio"] < 1 else " ")))
-        lines.append("%11d" % n + "".join(cells))
+            ratios = groups.get((t, o, k))
+            low = min(ratios) if ratios else None
+            cells.append("%10s" % ("" if low is None else f"{low:.3f}" + ("!" if low < 1 else " ")))
+        lines.append("%11s" % k + "".join(cells))
     return "\n".join(lines)
 
 
@@ -146,16 +153,31 @@ def main():
     if rows:
         plot(rows, device, os.path.join(opts.out, f"sweep_{device_slug(device)}.png"))
 
-    print(f"{device}: cub time / fastest time (! marks a ratio below 1.00)")
+    slug = device_slug(device) if device else "gpu"
+    with open(os.path.join(opts.out, f"sweep_{slug}.txt"), "w") as f:
+        f.write(f"{device}: cub time / fastest time, every size (! marks a ratio below 1.00)\n")
+        f.write(ratio_table(rows) + "\n")
+    print(f"{device}: cub time / fastest time, the lowest of the sizes nearest 2^k (! below 1.00; "
+          f"every size: sweep_{slug}.txt)")
+    print(ratio_table(rows, compact=True))
+    size_of = {"int": 4, "float": 4, "double": 8}
     for dtype, (copy, read) in ceilings.items():
-        if copy and read:
-            print(f"  {dtype} run: copy ceiling {copy:.0f} GB/s, read ceiling {read:.0f} GB/s")
-    print(ratio_table(rows))
-    below = [r for r in rows if r["ratio"] < 1]
-    print(f"\nbelow 1.00: {len(below)} of {len(rows)} rows")
-    for r in sorted(below, key=lambda r: r["ratio"]):
-        print(f"  {r['type']:6} {r['op']} n = {r['n']:>10}: ratio {r['ratio']:.3f} (fastest {r['fastest_us']:.2f} us, "
-              f"cub {r['cub_us']:.2f} us, {r['path']} {r['grid']} x {r['block']})")
+        if not (copy and read):
+            continue
+        shares = []
+        for r in rows:
+            if r["type"] == dtype and r["op"] == "sum" and r["n"] in (1 << 28, 1 << 30):
+                gbps = r["n"] * size_of[dtype] / (r["fastest_us"] * 1e3)
+                shares.append(f"2^{int(math.log2(r['n']))} {gbps:.0f} GB/s = {100 * gbps / read:.1f} %")
+        print(f"{dtype:6}: copy ceiling {copy:.0f} GB/s, read ceiling {read:.0f} GB/s; fastest (sum) "
+              + ("; ".join(shares) if shares else "-") + " of the read ceiling")
+    below = sorted((r for r in rows if r["ratio"] < 1), key=lambda r: r["ratio"])
+    lines = [f"  {r['type']:6} {r['op']} n = {r['n']:>10}: ratio {r['ratio']:.4f} (fastest {r['fastest_us']:.2f} us, "
+             f"cub {r['cub_us']:.2f} us; fastest: {r['path']}, {r['grid']} x {r['block']} threads)" for r in below]
+    with open(os.path.join(opts.out, f"sweep_{slug}.txt"), "a") as f:
+        f.write(f"\nbelow 1.00: {len(below)} of {len(rows)} rows\n" + "".join(line + "\n" for line in lines))
+    print(f"\nbelow 1.00: {len(below)} of {len(rows)} rows" + (", the 25 lowest:" if len(below) > 25 else ""))
+    print("\n".join(lines[:25]))
     if rows:
         worst = min(rows, key=lambda r: r["ratio"])
         print(f"lowest ratio {worst['ratio']:.3f}: {worst['type']} {worst['op']} n = {worst['n']}")
