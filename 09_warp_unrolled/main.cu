@@ -247,9 +247,10 @@ std::string describe_plan(std::size_t n, bool gpu) {
     return "one block of " + std::to_string(threads) + " threads, each loading up to " +
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
   if (!gpu)
-    return "the grid path: blocks of " + std::to_string(C::kMidBlock) +
-           " threads while one wave of them covers n in one round,\n           else " + std::to_string(C::kBlock) +
-           " threads and " + std::to_string(C::kWaves) + " waves; the last block to finish adds the blocks' results";
+    return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
+           std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
+           std::to_string(C::kBlock) + " threads, at most " + std::to_string(C::kWaves) +
+           " waves; the last block to finish adds the blocks' results";
   const ch09::FastestPlan plan = ch09::fastest_plan<Op, T>(n);
   return std::to_string(plan.grid) + " blocks of " + std::to_string(plan.block) + " threads";
 }

@@ -210,11 +210,13 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
     CHECK(ch09::single_block_threads<T>(most + 1) == (threads < C::kSingleBlockMax ? 2 * threads : 0));
     for (std::size_t n : {most - 1, most, most + 1}) sizes.push_back(n);
   }
-  const auto grid_kernel = ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
-  const std::size_t mid_most =
-      std::size_t(C::kMidBlock) * C::kLoadsInFlight * kCount * ch09::resident_blocks(grid_kernel, C::kMidBlock, 0);
-  CHECK(ch09::fastest_plan<Sum, T>(mid_most).block == C::kMidBlock);
-  CHECK(ch09::fastest_plan<Sum, T>(mid_most + 1).block == C::kBlock);
+  const std::size_t sms = ch09::multiprocessors();
+  const std::size_t mid_most = std::size_t(C::kMidBlock) * C::kLoadsInFlight * kCount * C::kMidBlocksPerMultiprocessor * sms;
+  const auto mid = ch09::fastest_plan<Sum, T>(mid_most), large = ch09::fastest_plan<Sum, T>(mid_most + 1);
+  CHECK(mid.block == C::kMidBlock);
+  CHECK(std::size_t(mid.grid) == C::kMidBlocksPerMultiprocessor * sms);
+  CHECK(large.block == C::kBlock);
+  CHECK(std::size_t(large.grid) >= sms);
   for (std::size_t n : {mid_most, mid_most + 1}) sizes.push_back(n);
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);

@@ -352,13 +352,17 @@ struct FastestChoice {
   // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
   // round, while the grid spreads the bytes over several at the price of the counter.
   static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
-  // Mid n: the grid path with blocks of 256 threads, while one wave of them covers n in one round.
-  // Four times as many blocks as with 1024 threads put a mid-size input on every multiprocessor:
-  // at 2^20 floats 256 blocks instead of 64 for 132 multiprocessors (--sweep, float 2^20 on the
-  // H200: 256 threads and one wave 8.26 us, 1024 threads and two waves 8.77 us).
+  // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
+  // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
+  // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
+  // multiprocessors (--sweep, float 2^20 on the H200: 256 threads and one wave 8.26 us, 1024
+  // threads and two waves 8.77 us). Not more blocks than that: each counts itself done on the one
+  // counter, and atomics on one address are served one after another.
   static constexpr int kMidBlock = 256;
+  static constexpr int kMidBlocksPerMultiprocessor = 2;
   // Large n: --sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
-  // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave).
+  // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave). Between mid and
+  // large, at least one block per multiprocessor, each thread's loads then less than one round.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
@@ -460,22 +464,29 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
 // Its thread loop adds up to ceil(n / threads) elements, plus up to two vectors' worth for the
 // rounding of the vector count and one element each of the head and tail; then the shuffle tree;
 // then the same over the block results (in the last block, or in the second launch).
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
+template <typename T, bool kWide>
+std::size_t grid_path_depth(std::size_t n, int block, int grid) {
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
-  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
   return pass_depth(n, std::size_t(grid) * block, kShuffleTree) + slack + pass_depth(grid, block, kShuffleTree) + slack;
 }
 
-// The grid path's block for n: kMidBlock threads while one wave of such blocks covers n in one
-// round (kLoadsInFlight vectors a thread), so that a mid-size input reaches every multiprocessor;
-// kBlock threads and kWaves waves beyond, the large-n choice.
-template <typename Op, typename T>
-int fastest_grid_block(std::size_t n) {
-  using C = FastestChoice;
-  const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
-  const std::size_t round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * Lanes<T, C::kWide>::count;
-  return n <= round * resident_blocks(kernel, C::kMidBlock, 0) ? C::kMidBlock : C::kBlock;
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
+  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
+  return grid_path_depth<T, kWide>(n, block, grid);
+}
+
+// How many multiprocessors the current device has, asked once per device.
+inline int multiprocessors() {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  int count = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return known[device] = count;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,12 +612,28 @@ struct FastestPlan {
   int grid = 0;
 };
 
+// The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most kWaves waves.
+template <typename Op, typename T>
+FastestPlan fastest_grid_plan(std::size_t n) {
+  using C = FastestChoice;
+  const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
+  const std::size_t count = Lanes<T, C::kWide>::count;
+  const std::size_t sms = std::size_t(multiprocessors());
+  const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
+  if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
+    return {false, C::kMidBlock, grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
+  const std::size_t wanted = std::max((n + round - 1) / round, sms);
+  const std::size_t most = std::size_t(C::kWaves) * resident_blocks(kernel, C::kBlock, 0);
+  return {false, C::kBlock, int(std::min(wanted, most))};
+}
+
 template <typename Op, typename T>
 FastestPlan fastest_plan(std::size_t n) {
-  using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
-  const int block = fastest_grid_block<Op, T>(n);
-  return {false, block, fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, block, C::kWaves)};
+  return fastest_grid_plan<Op, T>(n);
 }
 
 // Like cub, fastest brings its own block size; --block applies to the lesson's variants. Safe to
@@ -619,7 +646,7 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
     launch_single_block<Op, T>(input, n, result, stream);
     return;
   }
-  const FastestPlan plan = fastest_plan<Op, T>(n);
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
   launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
                                                                                     plan.grid, scratch, stream);
 }
@@ -628,8 +655,8 @@ template <typename Op, typename T>
 std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
   if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
-  return fastest_depth_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, fastest_grid_block<Op, T>(n),
-                                                                                        C::kWaves);
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid);
 }
 
 // ---------------------------------------------------------------------------------------------
