@@ -46,7 +46,7 @@ def run_type(program, dtype, sizes, reps, warmup):
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        sys.exit(f"{dtype}: status {proc.returncode}, no JSON on stdout: {proc.stderr.strip()[-2000:]}")
+        report = None  # a crash (a CUDA error, say): the status and stderr tell
     return report, proc.returncode, proc.stderr.strip()
 
 
@@ -135,6 +135,9 @@ def main():
     rows, failures, device, ceilings = [], [], None, {}
     for dtype in opts.types.split(","):
         report, status, stderr = run_type(program, dtype, opts.sizes, opts.reps, opts.warmup)
+        if report is None:
+            failures.append(f"{dtype}: the program exited with status {status} and no JSON: {stderr[-1000:]}")
+            continue
         device = report.get("device", "unknown GPU")
         ceilings[dtype] = (report.get("copy_ceiling_gbps"), report.get("read_ceiling_gbps"))
         for row in report.get("sweep", []):
@@ -146,6 +149,8 @@ def main():
         if status != 0:
             failures.append(f"{dtype}: the program exited with status {status}: {stderr[-500:]}")
 
+    if not rows:
+        sys.exit("no rows measured:\n  " + "\n  ".join(failures))
     merged = [r for r in kept if r.get("device") != device] + rows
     with open(json_path, "w") as f:
         json.dump(merged, f, indent=1)
