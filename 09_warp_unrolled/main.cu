@@ -550,8 +550,10 @@ int main(int argc, char** argv) {
           if (input.copies() > 1)
             summary << "L2         the input (" << megabytes(input_bytes) << ") fits in the "
                     << megabytes(device.l2_bytes) << " L2: each run reads the next of " << input.copies()
-                    << " copies of it,\n           so every kernel, cub too, starts from the same state (--hot-l2: "
-                       "from L2)\n";
+                    << " copies of it,\n           "
+                    << (input.copies() * input_bytes < device.l2_bytes
+                            ? "which together still fit in L2: small inputs are read from L2 by every kernel, cub too\n"
+                            : "so every kernel, cub too, starts from DRAM (--hot-l2: from L2)\n");
           else if (hot_l2 && input_bytes < 3 * device.l2_bytes)
             summary << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
           if (fastest_ms > 0 && read.gbps > 0) {
