@@ -1,12 +1,16 @@
 // Chapter 09 on the GPU: every variant against the CPU reference, on fresh random inputs, with the
 // result poisoned before each launch; integers exact, floats within the bound of each variant's
-// own order of additions.
+// own order of additions. fastest also at the edges of its paths, and from several streams and
+// host threads at once.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/gpu.cuh"
@@ -153,20 +157,182 @@ TEMPLATE_TEST_CASE("every knob of fastest", "[chapter09]", std::int32_t, float) 
 }
 
 TEST_CASE("one-pass fastest stays right as its grid changes from launch to launch", "[chapter09]") {
-  // The block counter must be back at zero after every launch, whatever the grid was.
+  // The block counter must be back at zero after every launch, whatever the grid was. Both sizes
+  // take the grid path (a mid-size grid of 256-thread blocks and a larger one), with one scratch,
+  // so one counter; the single-block path in between uses none.
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  const auto small = fresh_input<std::int32_t>(100, seed), large = fresh_input<std::int32_t>(1 << 22, seed + 1);
-  const auto small_ref = reference_sum(small.data(), small.size()),
+  const auto small = fresh_input<std::int32_t>(100, seed), mid = fresh_input<std::int32_t>(50001, seed + 1),
+             large = fresh_input<std::int32_t>(1 << 22, seed + 2);
+  const auto small_ref = reference_sum(small.data(), small.size()), mid_ref = reference_sum(mid.data(), mid.size()),
              large_ref = reference_sum(large.data(), large.size());
-  DeviceBuffer<std::int32_t> small_in(small), large_in(large);
+  DeviceBuffer<std::int32_t> small_in(small), mid_in(mid), large_in(large);
   DeviceScratch scratch;
   const auto fastest = ch09::variants<Sum, std::int32_t>()[4];
   REQUIRE(std::string(fastest.name) == "fastest");
+  REQUIRE_FALSE(ch09::fastest_plan<Sum, std::int32_t>(mid.size()).single_block);
+  REQUIRE(ch09::fastest_plan<Sum, std::int32_t>(mid.size()).grid != ch09::fastest_plan<Sum, std::int32_t>(large.size()).grid);
+  // The large grid first, so that the scratch does not grow (and move) after it.
   for (int round = 0; round < 10; ++round) {
     const int block = round % 2 ? 1024 : 128;
-    CHECK(run_variant(fastest, small_in.data(), small.size(), block, scratch) == small_ref.value);
     CHECK(run_variant(fastest, large_in.data(), large.size(), block, scratch) == large_ref.value);
+    CHECK(run_variant(fastest, small_in.data(), small.size(), block, scratch) == small_ref.value);
+    CHECK(run_variant(fastest, mid_in.data(), mid.size(), block, scratch) == mid_ref.value);
+  }
+}
+
+// Every size at which fastest changes its block or its path, and one either side of it: the
+// single-block path's six block sizes (each thread at most 4 vectors), the step to the grid path,
+// and the step from 256-thread blocks to 1024-thread blocks, at every misalignment of the input.
+template <typename Op, typename T>
+void check_fastest_at(const std::vector<T>& whole, const DeviceBuffer<T>& input, std::size_t offset, std::size_t n,
+                      DeviceScratch& scratch) {
+  const auto ref = reference_reduce<Op>(whole.data() + offset, n);
+  const auto plan = ch09::fastest_plan<Op, T>(n);
+  INFO("op " << Op::name << ", n " << n << ", input " << offset << " elements past an aligned address, "
+             << (plan.single_block ? "single block of " : "grid path, blocks of ") << plan.block);
+  const auto launch = [&](T* result) {
+    ch09::launch_fastest<Op, T>(input.data() + offset, n, result, 0, scratch, 0);
+  };
+  const T first = run_once<T>(launch);
+  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Op, T>(n, 0)));
+  CHECK(same_bits(first, run_once<T>(launch)));
+}
+
+TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int32_t, float, double) {
+  using T = TestType;
+  using C = ch09::FastestChoice;
+  constexpr std::size_t kCount = 16 / sizeof(T);
+  std::vector<std::size_t> sizes = {0, 1};
+  for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2) {
+    const std::size_t most = std::size_t(threads) * C::kLoadsInFlight * kCount;  // the most one block of them takes
+    CHECK(ch09::single_block_threads<T>(most) == threads);
+    CHECK(ch09::single_block_threads<T>(most + 1) == (threads < C::kSingleBlockMax ? 2 * threads : 0));
+    for (std::size_t n : {most - 1, most, most + 1}) sizes.push_back(n);
+  }
+  const std::size_t sms = ch09::multiprocessors();
+  const std::size_t mid_most = std::size_t(C::kMidBlock) * C::kLoadsInFlight * kCount * C::kMidBlocksPerMultiprocessor * sms;
+  const auto mid = ch09::fastest_plan<Sum, T>(mid_most), large = ch09::fastest_plan<Sum, T>(mid_most + 1);
+  CHECK(mid.block == C::kMidBlock);
+  CHECK(std::size_t(mid.grid) == C::kMidBlocksPerMultiprocessor * sms);
+  CHECK(large.block == C::kBlock);
+  CHECK(std::size_t(large.grid) >= sms);
+  for (std::size_t n : {mid_most, mid_most + 1}) sizes.push_back(n);
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const auto whole = fresh_input<T>(mid_most + 1 + kCount, seed);
+  const DeviceBuffer<T> input(whole);
+  DeviceScratch scratch;
+  for (const std::size_t n : sizes)
+    for (std::size_t offset = 0; offset < kCount; ++offset) {
+      if (n > (1u << 16) && offset > 1) continue;  // the large sizes at two alignments are enough
+      check_fastest_at<Sum>(whole, input, offset, n, scratch);
+      check_fastest_at<Max>(whole, input, offset, n, scratch);
+      check_fastest_at<Min>(whole, input, offset, n, scratch);
+    }
+}
+
+// fastest from several streams and host threads at once, each call with its own scratch and
+// result, as its launcher asks. (With one block counter for the whole program, as this chapter
+// first had, the grids that ran together counted each other's blocks.)
+class ConcurrentJob {
+ public:
+  virtual ~ConcurrentJob() = default;
+  virtual void launch(int round, cudaStream_t stream) = 0;
+  virtual void poison() = 0;
+  // Every round's result against the reference; floats also the same bits in every round, and
+  // the same as in the previous check, if any.
+  virtual void check(int rounds) = 0;
+};
+
+template <typename Op, typename T>
+class Job : public ConcurrentJob {
+ public:
+  Job(std::size_t n, std::uint64_t seed, int rounds) : Job(fresh_input<T>(n, seed), rounds) {}
+  Job(const std::vector<T>& data, int rounds)
+      : n_(data.size()), ref_(reference_reduce<Op>(data.data(), n_)), input_(data), results_(rounds) {}
+  void launch(int round, cudaStream_t stream) override {
+    ch09::launch_fastest<Op, T>(input_.data(), n_, results_.data() + round, 0, scratch_, stream);
+  }
+  void poison() override { results_.poison(); }
+  void check(int rounds) override {
+    const auto results = results_.download();
+    const long double tol = tolerance(ref_, ch09::fastest_depth<Op, T>(n_, 0));
+    for (int r = 0; r < rounds; ++r) {
+      INFO("op " << Op::name << ", n " << n_ << ", type " << type_name(data_type_of<T>()) << ", round " << r);
+      CHECK_MATCHES(results[r], ref_, tol);
+      CHECK(same_bits(results[r], results[0]));
+      if (!previous_.empty()) CHECK(same_bits(results[r], previous_[0]));
+    }
+    previous_ = results;
+  }
+
+ private:
+  std::size_t n_;
+  Reference<T> ref_;
+  DeviceBuffer<T> input_;
+  DeviceBuffer<T> results_;
+  DeviceScratch scratch_;
+  std::vector<T> previous_;
+};
+
+TEST_CASE("fastest on several streams and host threads at once", "[chapter09]") {
+  constexpr int kRounds = 8, kThreads = 4;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  // Both paths, mid-size and large grids, every type and operator.
+  std::vector<std::unique_ptr<ConcurrentJob>> jobs;
+  jobs.push_back(std::make_unique<Job<Sum, std::int32_t>>(3000, seed + 1, kRounds));
+  jobs.push_back(std::make_unique<Job<Sum, float>>(50003, seed + 2, kRounds));
+  jobs.push_back(std::make_unique<Job<Sum, double>>((1 << 20) + 1, seed + 3, kRounds));
+  jobs.push_back(std::make_unique<Job<Max, std::int32_t>>((1 << 18) + 5, seed + 4, kRounds));
+  jobs.push_back(std::make_unique<Job<Min, float>>(1000, seed + 5, kRounds));
+  jobs.push_back(std::make_unique<Job<Sum, float>>((1 << 22) + 7, seed + 6, kRounds));
+  jobs.push_back(std::make_unique<Job<Max, double>>(77777, seed + 7, kRounds));
+  jobs.push_back(std::make_unique<Job<Sum, std::int32_t>>(1 << 16, seed + 8, kRounds));
+  jobs.push_back(std::make_unique<Job<Min, std::int32_t>>((1 << 23) + 1, seed + 9, kRounds));
+  jobs.push_back(std::make_unique<Job<Sum, float>>(100, seed + 10, kRounds));
+
+  SECTION("one host thread, a stream per reduction, every round queued before any is waited for") {
+    std::vector<cudaStream_t> streams(jobs.size());
+    for (auto& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass must give the same bits
+      for (auto& job : jobs) job->poison();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      for (int round = 0; round < kRounds; ++round)
+        for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j]->launch(round, streams[j]);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      for (auto& job : jobs) job->check(kRounds);
+    }
+    for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
+  }
+
+  SECTION("several host threads, each with streams of its own") {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (auto& job : jobs) job->poison();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<std::exception_ptr> failures(kThreads);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+          try {
+            std::vector<std::size_t> mine;
+            for (std::size_t j = t; j < jobs.size(); j += kThreads) mine.push_back(j);
+            std::vector<cudaStream_t> streams(mine.size());
+            for (auto& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+            for (int round = 0; round < kRounds; ++round)
+              for (std::size_t k = 0; k < mine.size(); ++k) jobs[mine[k]]->launch(round, streams[k]);
+            for (auto& s : streams) CUDA_CHECK(cudaStreamSynchronize(s));
+            for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
+          } catch (...) {
+            failures[t] = std::current_exception();
+          }
+        });
+      for (auto& thread : threads) thread.join();
+      for (auto& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+      for (auto& job : jobs) job->check(kRounds);
+    }
   }
 }
 

@@ -21,10 +21,12 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,12 +49,15 @@ using reduction::DeviceScratch;
 // size keeps every multiprocessor full, and a grid-stride loop lets it cover any n. The answer
 // depends only on the kernel, the block size and the device, so it is asked once and kept: the
 // launch path then makes no driver query, which matters when a reduction takes microseconds.
+// The table is shared by every host thread, so a lock guards it.
 template <typename Kernel>
 int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
+  static std::mutex mutex;
   static std::map<std::tuple<int, const void*, int, std::size_t>, int> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const auto key = std::make_tuple(device, reinterpret_cast<const void*>(kernel), block, shared_bytes);
+  const std::lock_guard<std::mutex> lock(mutex);
   if (auto it = known.find(key); it != known.end()) return it->second;
   int per_multiprocessor = 0, multiprocessors = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, block, shared_bytes));
@@ -303,23 +308,27 @@ std::size_t shuffle_depth(std::size_t n, int block) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. fastest: the shuffle kernel, plus what the memory system rewards. Each knob is a template
-//    argument so that the program's --sweep can time every combination; FastestChoice below is
-//    the one the measurements picked (README.md shows them).
+// 5. fastest: the shuffle kernel, plus what the memory system rewards, and a path for every size.
 //
+// Large n, the grid path (fastest_kernel). Each knob is a template argument so that the program's
+// --sweep can time every combination; FastestChoice below holds the ones the measurements picked.
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
-//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait.
+//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. The
+//    thread's last round, with fewer vectors left, is issued the same way: all at once.
 //  - kOnePass: instead of a second launch over the block results, the last block to finish adds
 //    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
-//    itself done with an atomic on fastest_blocks_done; the one that sees the count reach the
-//    grid size knows every other block's result is written. atomicInc wraps the counter back to
-//    0 at that moment, so it is ready for the next launch without a reset. (One counter per
-//    program: one-pass launches must not overlap, which launches on one stream never do.)
+//    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
+//    every other block's result is written. atomicInc wraps the counter back to 0 at that moment,
+//    so it is ready for the next launch without a reset. The counter goes with the scratch the
+//    caller passes (block_counter_for): reductions with different scratch may run at the same time.
 //  - kChunked: each block streams one contiguous chunk of the input instead of striding over the
 //    whole grid (the layout CUB uses).
 //  - waves (run time): the grid is this many times the resident blocks.
+//
+// Small n, the single-block path (single_block_kernel, further down): one block, one round of
+// loads, no counter.
 //
 // Vectors need 16-byte alignment: the elements before the first 16-byte boundary (the head) and
 // after the last whole vector (the tail) are added one by one, by the grid's first threads.
@@ -331,6 +340,35 @@ struct Lanes {
   };
 };
 
+// What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
+// measurements). The program prints the choice for its n.
+struct FastestChoice {
+  // Every path: 16-byte loads, four in flight per thread before the first is added (--sweep at
+  // 2^28: four beat one and two; eight came within 0.6 %).
+  static constexpr bool kWide = true;
+  static constexpr int kLoadsInFlight = 4;
+  // Small n: one block of 32 to 1024 threads (single_block_threads), each thread at most
+  // kLoadsInFlight vectors, so the whole input is one round of loads: up to 1024 x 4 x 16 bytes =
+  // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
+  // round, while the grid spreads the bytes over several at the price of the counter.
+  static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
+  // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
+  // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
+  // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
+  // multiprocessors (--sweep, float 2^20 on the H200: 256 threads and one wave 8.26 us, 1024
+  // threads and two waves 8.77 us). Not more blocks than that: each counts itself done on the one
+  // counter, and atomics on one address are served one after another.
+  static constexpr int kMidBlock = 256;
+  static constexpr int kMidBlocksPerMultiprocessor = 2;
+  // Large n: --sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
+  // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave). Between mid and
+  // large, at least one block per multiprocessor, each thread's loads then less than one round.
+  static constexpr bool kOnePass = true;
+  static constexpr bool kChunked = false;
+  static constexpr int kBlock = 1024;
+  static constexpr int kWaves = 2;
+};
+
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kChunked>
 __device__ T wide_partial(const T* input, std::size_t n) {
   // TODO: thread_partial, reading kWide ? 16 bytes : one element per load. Hints:
@@ -340,21 +378,52 @@ __device__ T wide_partial(const T* input, std::size_t n) {
   //  - kChunked: block b takes vectors [b * chunk, (b + 1) * chunk), chunk = ceil(vectors / gridDim.x),
   //    its threads striding by blockDim.x; otherwise the whole grid strides over all vectors;
   //  - issue kLoadsInFlight loads into an array (#pragma unroll) before adding any of them;
-  //    finish with a loop of single loads.
+  //    then the thread's last round (fewer than kLoadsInFlight vectors left) the same way: every
+  //    load, each under `if (i + k * step < end)`, before the first addition.
   return Op::template identity<T>();
 }
 
-// Zero when the program starts; every complete one-pass launch leaves it at zero again.
-static __device__ unsigned int fastest_blocks_done = 0;
+// The last block's first step: every block's result, read through L2 (__ldcg: where the other
+// blocks' stores landed, never a stale L1 line), four loads in flight per thread.
+template <typename Op, typename T>
+__device__ T fold_block_results(const T* block_results, unsigned count) {
+  // TODO: each thread adds block_results[threadIdx.x], [threadIdx.x + blockDim.x], ... below
+  // `count`, read with __ldcg (through L2, where the other blocks' stores landed), in rounds of four
+  // loads issued before any is added (the identity for the indices past `count`).
+  return Op::template identity<T>();
+}
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-__global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, T* result) {
+__global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, T* result, unsigned int* blocks_done) {
   // TODO: block_reduce<Op>(wide_partial<...>(input, n)). Two passes: thread 0 writes the block's
   // total to block_results[blockIdx.x]. One pass (kOnePass): thread 0 also makes the total
-  // visible (__threadfence()), counts the block done with
-  // atomicInc(&fastest_blocks_done, gridDim.x - 1) and shares through shared memory whether it
-  // was the last (the count it saw was gridDim.x - 1); the last block adds every block's result
-  // (read with __ldcg), reduces them with block_reduce and writes *result.
+  // visible (__threadfence()), counts the block done with atomicInc(blocks_done, gridDim.x - 1)
+  // and shares through shared memory whether it was the last (the count it saw was
+  // gridDim.x - 1); the last block reduces fold_block_results(block_results, gridDim.x) with
+  // block_reduce and writes *result.
+}
+
+// The one-pass grid's block counter. It must read zero when a launch starts, and the launch's last
+// block leaves it at zero, so it needs no memset per call. Where it lives decides what may run at
+// once. This chapter first had one __device__ counter for the whole program: two reductions on
+// concurrent streams then counted each other's blocks, and one finished early or never. Now each
+// scratch allocation has its own counter, which the launcher keeps beside it (keyed by the
+// scratch's device address), zeroed once, on the caller's stream, when that address is first
+// seen. The block results already live in the scratch, so the rule for callers is the one CUB
+// states for its temporary storage: calls that may run at the same time must not share one
+// DeviceScratch. Calls with different scratch run together safely, on any streams and host
+// threads. (Inside the scratch itself the counter would not survive: the other launchers that
+// are handed the same scratch in turn, cub among them, write over its first bytes.)
+inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, unsigned int*> counters;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = counters.find(scratch_memory); it != counters.end()) return it->second;
+  unsigned int* counter = nullptr;
+  CUDA_CHECK(cudaMalloc(&counter, sizeof(unsigned int)));
+  CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));  // before this call's kernel
+  counters.emplace(scratch_memory, counter);
+  return counter;
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
@@ -365,59 +434,229 @@ int fastest_grid(std::size_t n, int block, int waves) {
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
+void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
                          cudaStream_t stream) {
   const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
-  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
   if constexpr (kOnePass) {
-    kernel<<<grid, block, 0, stream>>>(input, n, scratch.get_as<T>(grid), result);
+    T* block_results = scratch.get_as<T>(grid);
+    kernel<<<grid, block, 0, stream>>>(input, n, block_results, result, block_counter_for(block_results, stream));
     CUDA_CHECK_LAUNCH();
   } else if (grid == 1) {
-    kernel<<<1, block, 0, stream>>>(input, n, result, nullptr);
+    kernel<<<1, block, 0, stream>>>(input, n, result, nullptr, nullptr);
     CUDA_CHECK_LAUNCH();
   } else {
     T* block_results = scratch.get_as<T>(grid);
-    kernel<<<grid, block, 0, stream>>>(input, n, block_results, nullptr);
+    kernel<<<grid, block, 0, stream>>>(input, n, block_results, nullptr, nullptr);
     CUDA_CHECK_LAUNCH();
-    kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr);
+    kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr, nullptr);
     CUDA_CHECK_LAUNCH();
   }
+}
+
+// Any configuration of the knobs, the grid from `waves` (the program's --sweep and the tests).
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
+                         cudaStream_t stream) {
+  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
+  launch_fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(input, n, result, block, grid, scratch, stream);
 }
 
 // Its thread loop adds up to ceil(n / threads) elements, plus up to two vectors' worth for the
 // rounding of the vector count and one element each of the head and tail; then the shuffle tree;
 // then the same over the block results (in the last block, or in the second launch).
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
+template <typename T, bool kWide>
+std::size_t grid_path_depth(std::size_t n, int block, int grid) {
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
-  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
   return pass_depth(n, std::size_t(grid) * block, kShuffleTree) + slack + pass_depth(grid, block, kShuffleTree) + slack;
 }
 
-// What the measurements chose (README.md, "What fastest does", has the numbers): 16-byte loads,
-// four in flight, one pass, the grid-stride layout, blocks of 1024 threads, two waves. Like cub,
-// fastest brings its own block size; --block applies to the lesson's variants.
-struct FastestChoice {
-  static constexpr bool kWide = true;
-  static constexpr int kLoadsInFlight = 4;
-  static constexpr bool kOnePass = true;
-  static constexpr bool kChunked = false;
-  static constexpr int kBlock = 1024;
-  static constexpr int kWaves = 2;
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
+  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
+  return grid_path_depth<T, kWide>(n, block, grid);
+}
+
+// How many multiprocessors the current device has, asked once per device.
+inline int multiprocessors() {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  int count = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return known[device] = count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The single-block path: small n.
+//
+// Below some thousands of elements moving the bytes takes no time: a reduction costs its launch
+// and the chain of steps inside it that wait for one another. The grid path's chain is long for
+// that: the loads, the block's tree, the block's result stored and fenced, the atomic, the last
+// block's loads of every result, a second tree. cub::DeviceReduce has a path of its own for small
+// inputs: up to one tile (on sm_90, 256 threads x 16 items of 4 bytes, 4096 ints or floats, 8 items
+// or 2048 doubles: Policy600 in CCCL's tuning_reduce.cuh) it launches one block that writes the
+// result itself. A full tile it reads with four 16-byte loads per thread; a tile that is not full,
+// one element at a time, in a loop in which the first element and the first (items - 1) % 4 are
+// loads of their own, outside the four-way unrolled part (its PTX in this toolkit).
+//
+// This path does the least a reduction of n elements must: one launch of one block, whose every
+// thread issues all of its loads at once, 16-byte vectors (at most kLoadsInFlight of them) and the
+// odd elements before the first aligned address and after the last whole vector, so that the input
+// is one trip to memory; then the additions in registers; then the block's total by the shortest
+// route the hardware has (block_total); then thread 0 stores it. No counter, no scratch, no second
+// trip. The block is the fewest threads, a power of two from 32, that cover n in one round
+// (single_block_threads): a smaller block has fewer warps to combine, and one warp (up to 512 ints
+// or floats, 256 doubles) needs neither shared memory nor a barrier.
+
+// The total of one warp's values in lane 0: of the first kLanes lanes' values. sm_80 and newer add,
+// or take the max or min of, 32 ints in one instruction (redux.sync, as CUB does); otherwise
+// log2(kLanes) shuffle steps.
+template <typename Op, int kLanes, typename T>
+__device__ __forceinline__ T warp_total(T value) {
+  // TODO: the total of the first kLanes lanes' values, in lane 0. On sm_80 and newer
+  // (#if __CUDA_ARCH__ >= 800), an int sum, max or min is one instruction for the whole warp:
+  // __reduce_add_sync, __reduce_max_sync, __reduce_min_sync(0xffffffffu, value). Otherwise
+  // log2(kLanes) steps: value = op(value, __shfl_down_sync(0xffffffffu, value, offset)) for
+  // offset = kLanes / 2, ..., 1.
+  return value;
+}
+
+// The block's total in thread 0, for a block of kThreads (a multiple of 32): each warp's total,
+// then, with more than one warp, the warp totals through shared memory and one barrier, and
+// log2(warps) steps in warp 0 (block_reduce takes 5 there, whatever the block).
+template <typename Op, int kThreads, typename T>
+__device__ __forceinline__ T block_total(T value) {
+  // TODO: warp_total<Op, 32> in every warp; with more than one warp, lane 0 of each stores its
+  // total in a `__shared__ T warp_totals[kThreads / 32]`, __syncthreads(), and warp 0 takes
+  // warp_total<Op, kThreads / 32> of them (the identity in the lanes past the last warp).
+  return value;
+}
+
+// One 16-byte vector through the read-only data path (ld.global.nc), as CUB loads.
+template <typename T>
+__device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
+  const uint4 bits = __ldg(reinterpret_cast<const uint4*>(address));
+  typename Lanes<T, true>::Vector v;
+  static_assert(sizeof(v) == sizeof(bits), "a vector is 16 bytes");
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// n must be at most kThreads x kLoadsInFlight vectors (single_block_threads sees to it).
+template <typename Op, typename T, int kThreads>
+__global__ void __launch_bounds__(kThreads) single_block_kernel(const T* __restrict__ input, std::size_t n, T* result) {
+  // TODO: the whole input in one round of loads, then the block's total. Hints:
+  //  - head, vectors and tail as in wide_partial; thread t loads vectors t, t + kThreads, ...
+  //    (FastestChoice::kLoadsInFlight of them at most, the identity where i >= vectors) with
+  //    load_vector<T>, and the odd elements input[t] (t < head) and input[tail + t]
+  //    (t < n - tail) with __ldg, every load before the first addition;
+  //  - add them up in registers, then block_total<Op, kThreads>; thread 0 writes *result.
+}
+
+// The single-block path's block for n elements of T: the fewest threads, a power of two from 32,
+// that hold n in kLoadsInFlight vectors each; 0 when n needs more than kSingleBlockMax threads
+// (then the grid path runs). However n is aligned, it spans at most ceil(n / count) whole vectors.
+template <typename T>
+constexpr int single_block_threads(std::size_t n) {
+  using C = FastestChoice;
+  constexpr std::size_t kCount = Lanes<T, true>::count;
+  const std::size_t vectors = (n + kCount - 1) / kCount;
+  for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
+    if (vectors <= std::size_t(threads) * C::kLoadsInFlight) return threads;
+  return 0;
+}
+
+// Six instantiations per operator and type, 32 to 1024 threads, in a table built by the compiler
+// (as for `unrolled`).
+constexpr int kSingleBlockSizes = 6;
+constexpr int single_block_index(int threads) {
+  int k = 0;
+  while ((FastestChoice::kSingleBlockMin << k) < threads) ++k;
+  return k;
+}
+
+template <typename T>
+using SingleBlockKernel = void (*)(const T*, std::size_t, T*);
+
+template <typename Op, typename T, int... k>
+constexpr std::array<SingleBlockKernel<T>, sizeof...(k)> single_block_kernels(std::integer_sequence<int, k...>) {
+  return {&single_block_kernel<Op, T, (FastestChoice::kSingleBlockMin << k)>...};
+}
+
+// No driver query and no lookup: on this path the launcher's own time is part of what the caller
+// waits for, and at small n every microsecond counts.
+template <typename Op, typename T>
+void launch_single_block(const T* input, std::size_t n, T* result, cudaStream_t stream) {
+  static constexpr auto table = single_block_kernels<Op, T>(std::make_integer_sequence<int, kSingleBlockSizes>{});
+  const int threads = single_block_threads<T>(n);
+  if (threads == 0) throw std::invalid_argument("single_block: n too large for one block");
+  table[single_block_index(threads)]<<<1, threads, 0, stream>>>(input, n, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+// An element meets kLoadsInFlight - 1 additions in its lane's chain, log2(count) between the lanes,
+// the head and tail elements, then at most 5 + 5 levels of the block's tree.
+template <typename T>
+constexpr std::size_t single_block_depth() {
+  return FastestChoice::kLoadsInFlight - 1 + (Lanes<T, true>::count == 4 ? 2 : 1) + 2 + kShuffleTree;
+}
+
+// ---------------------------------------------------------------------------------------------
+// fastest itself: the path, block and grid for n, then the launch.
+struct FastestPlan {
+  bool single_block = false;
+  int block = 0;
+  int grid = 0;
 };
 
+// The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most kWaves waves.
+template <typename Op, typename T>
+FastestPlan fastest_grid_plan(std::size_t n) {
+  using C = FastestChoice;
+  const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
+  const std::size_t count = Lanes<T, C::kWide>::count;
+  const std::size_t sms = std::size_t(multiprocessors());
+  const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
+  if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
+    return {false, C::kMidBlock, grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
+  const std::size_t wanted = std::max((n + round - 1) / round, sms);
+  const std::size_t most = std::size_t(C::kWaves) * resident_blocks(kernel, C::kBlock, 0);
+  return {false, C::kBlock, int(std::min(wanted, most))};
+}
+
+template <typename Op, typename T>
+FastestPlan fastest_plan(std::size_t n) {
+  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
+  return fastest_grid_plan<Op, T>(n);
+}
+
+// Like cub, fastest brings its own block size; --block applies to the lesson's variants. Safe to
+// call from several streams and host threads at once, each call with its own DeviceScratch.
 template <typename Op, typename T>
 void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
                     cudaStream_t stream) {
   using C = FastestChoice;
-  launch_fastest_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, C::kBlock,
-                                                                                    C::kWaves, scratch, stream);
+  if (single_block_threads<T>(n) != 0) {
+    launch_single_block<Op, T>(input, n, result, stream);
+    return;
+  }
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
+                                                                                    plan.grid, scratch, stream);
 }
 
 template <typename Op, typename T>
 std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
-  return fastest_depth_with<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, C::kBlock, C::kWaves);
+  if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,16 +676,20 @@ cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std:
 
 template <typename Op, typename T>
 void launch_cub(const T* input, std::size_t n, T* result, int /*block*/, DeviceScratch& scratch, cudaStream_t stream) {
+  static std::mutex mutex;  // the table is shared by every host thread
   static std::map<std::pair<int, std::size_t>, std::size_t> temp_bytes_for;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  auto it = temp_bytes_for.find({device, n});
-  if (it == temp_bytes_for.end()) {
-    std::size_t bytes = 0;
-    CUDA_CHECK(cub_reduce<Op>(nullptr, bytes, input, n, result, stream));
-    it = temp_bytes_for.emplace(std::make_pair(device, n), std::max<std::size_t>(bytes, 1)).first;
+  std::size_t bytes = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = temp_bytes_for.find({device, n});
+    if (it == temp_bytes_for.end()) {
+      CUDA_CHECK(cub_reduce<Op>(nullptr, bytes, input, n, result, stream));
+      it = temp_bytes_for.emplace(std::make_pair(device, n), std::max<std::size_t>(bytes, 1)).first;
+    }
+    bytes = it->second;
   }
-  std::size_t bytes = it->second;
   CUDA_CHECK(cub_reduce<Op>(scratch.get(bytes), bytes, input, n, result, stream));
   CUDA_CHECK_LAUNCH();
 }
@@ -488,7 +731,7 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   list.push_back({"shuffle", "the warp's steps in registers with __shfl_down_sync, one shared slot per warp",
                   launch_shuffle<Op, T>, shuffle_depth<Op, T>, true});
   list.push_back({"fastest",
-                  "shuffles, 16-byte loads 4 in flight, 1024-thread blocks, the last block finishes (1 launch)",
+                  "shuffles, 16-byte loads 4 in flight, 1 launch: one block for small n, else the last block finishes",
                   launch_fastest<Op, T>, fastest_depth<Op, T>, true});
   list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true});
   return list;
