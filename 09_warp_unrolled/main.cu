@@ -81,7 +81,7 @@ RunResult measure(const std::string& name, Launch&& launch, std::size_t depth, R
   const long double tol = tolerance(ref, depth);
   RunResult run = run_reduction<T>(
       name, [&](cudaStream_t stream) { launch(input.next(), stream); }, result, ref, tol, options,
-      double(n) * sizeof(T));
+      double(n) * sizeof(T), {}, depth);
   run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
   run.extra.set("pct_of_read", ceilings.read_gbps > 0 ? Json(100 * run.gbps / ceilings.read_gbps) : Json());
   if (!ref.exact) run.extra.set("tolerance", static_cast<double>(tol));
