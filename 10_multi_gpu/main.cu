@@ -109,9 +109,10 @@ void write_analysis(std::ostream& text, std::size_t n, int gpus, const Processes
     else if (last.count == 0)
       text << "1 element on each of the first " << n << ", none on the last " << gpus - n
            << " (they bring 0 to the combine)\n";
+    else if (n % gpus == 1)
+      text << first.count << " on GPU 0, " << last.count << " on the others\n";
     else
-      text << first.count << " on the first " << n % gpus << ", " << last.count << " on the others ("
-           << format_bytes(double(first.count) * sizeof(T)) << " at most)\n";
+      text << first.count << " on the first " << n % gpus << " GPUs, " << last.count << " on the others\n";
     text << "          ";
     for (int g = 0; g < gpus; ++g) {
       if (gpus > 8 && g == 3) {
@@ -120,7 +121,7 @@ void write_analysis(std::ostream& text, std::size_t n, int gpus, const Processes
         continue;
       }
       const Shard s = ch10::shard_of(n, gpus, g);
-      text << " GPU " << g << ": [" << s.begin << ", " << s.end() << ")";
+      text << (g ? "   GPU " : " GPU ") << g << ": [" << s.begin << ", " << s.end() << ")";
     }
     text << "\n";
   }
@@ -136,7 +137,8 @@ void write_analysis(std::ostream& text, std::size_t n, int gpus, const Processes
        << ", as data-parallel training does with\n"
        << "           its gradients) carries 2 (G - 1) / G times its bytes in and out of every GPU: "
        << format_bytes(ch10::allreduce_bytes_per_gpu(std::size_t(shard_bytes), gpus)) << " each way\n"
-       << "           over the links, which are about ten times slower than the GPU's own memory\n";
+       << "           over links far slower than the GPU's own memory (H200, vendor figures: NVLink 450 GB/s\n"
+       << "           each way, HBM 4.8 TB/s): that all-reduce is bound by the links, not by reading\n";
   if constexpr (!std::is_integral_v<T>)
     text << "floats     each element meets at most fastest's additions on its GPU, then G - 1 = "
          << ch10::combine_depth(gpus) << " in the combine\n"
@@ -386,7 +388,10 @@ std::vector<AllreduceRow> sweep_allreduce(Gpus<T>& gpus, int gpu_count, const st
     NCCL_CHECK(ncclGroupEnd());
   };
   auto synchronize = [&] {
-    for (auto& g : gpus) CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    for (auto& g : gpus) {
+      g->make_current();
+      CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    }
   };
   for (std::size_t bytes : sizes) {
     AllreduceRow row;
