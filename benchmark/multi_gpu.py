@@ -22,6 +22,7 @@ import glob
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -104,13 +105,16 @@ def main():
                         os.remove(old)
                     run_env.update(NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
                                    NCCL_DEBUG_FILE=os.path.join(opts.out, f"nccl-{name}.%h.%p.log"))
+                # Its own process group, so that a run that hangs is ended with every rank mpirun started.
+                proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        env=run_env, start_new_session=True)
                 try:
-                    proc = subprocess.run(command, capture_output=True, text=True, env=run_env, timeout=opts.timeout)
-                    rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-                except subprocess.TimeoutExpired as e:
-                    rc, stdout, stderr = "timeout", e.stdout or "", (e.stderr or "") + f"\nno answer in {opts.timeout} s"
-                    stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
-                    stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
+                    stdout, stderr = proc.communicate(timeout=opts.timeout)
+                    rc = proc.returncode
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    stdout, stderr = proc.communicate()
+                    rc, stderr = "timeout", stderr + f"\nno answer in {opts.timeout} s"
                 with open(os.path.join(opts.out, f"{name}.json"), "w") as f:
                     f.write(stdout)
                 with open(os.path.join(opts.out, f"{name}.err"), "w") as f:
