@@ -379,7 +379,6 @@ std::vector<AllreduceRow> sweep_allreduce(Gpus<T>& gpus, int gpu_count, const st
     receive.emplace_back(most);
     fill_pattern<T><<<1024, 256, 0, g->stream>>>(send.back().data(), most, g->rank);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemsetAsync(receive.back().data(), 0xFF, most * sizeof(T), g->stream));
   }
   auto all_reduce = [&](std::size_t count) {
     NCCL_CHECK(ncclGroupStart());
@@ -398,6 +397,10 @@ std::vector<AllreduceRow> sweep_allreduce(Gpus<T>& gpus, int gpu_count, const st
     row.bytes = bytes;
     row.count = bytes / sizeof(T);
     for (int i = 0; i < std::max(1, options.warmup); ++i) all_reduce(row.count);
+    for (std::size_t i = 0; i < gpus.size(); ++i) {  // what the timed calls must write, poisoned again
+      gpus[i]->make_current();
+      CUDA_CHECK(cudaMemsetAsync(receive[i].data(), 0xFF, row.count * sizeof(T), gpus[i]->stream));
+    }
     synchronize();
     processes.barrier();
     const auto start = std::chrono::steady_clock::now();
