@@ -1,0 +1,104 @@
+// Chapter 10: the same tree one level up, across GPUs. The array is split into G shards, one per
+// GPU. Each GPU reduces its own shard to one partial sum with chapter 09's `fastest`, all GPUs at
+// once; then one NCCL all-reduce of a single element adds the G partials and leaves the total on
+// every GPU. The GPUs exchange one number each, so the time is the time to read the shards, and
+// G GPUs read G times as fast: the sum scales with G (README.md measures it against the all-reduce
+// of whole vectors, which the links bound instead).
+//
+// Two launchers, each run on every GPU's own stream: launch_shard_partial (step 1) and
+// launch_combine (step 2). The program and the tests call them for both launch ways: one process
+// driving every GPU, or one process per GPU under mpirun.
+#pragma once
+
+// This is the exercise version: launch_combine below is yours to write (launch_shard_partial, the
+// program and the tests stay as they are). Delete the next line when it is done, so that the
+// program stops saying so.
+#define REDUCTION_EXERCISE_UNFINISHED 1
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "10_multi_gpu/nccl_check.hpp"
+#include "10_multi_gpu/sharding.hpp"
+#include "common/cuda_check.cuh"
+#include "common/gpu.cuh"
+#include "common/ops.hpp"
+#include "warp_unrolled.cuh"  // chapter 09's kernels: reused, not copied (see CMakeLists.txt)
+
+namespace ch10 {
+
+using reduction::DeviceScratch;
+
+// `fastest` brings its own block size, as cub does; the launcher shape of chapters 06 to 09 still
+// takes one. This is chapter 09's default --block, which fastest ignores.
+constexpr int kFastestBlockArgument = 256;
+
+// NCCL names element types with its own enum. The int partials travel as unsigned 32-bit
+// integers: unsigned addition wraps around modulo 2^32 by definition, as reduction::Sum does for
+// int on the GPU and the CPU, and its bits are those of the two's-complement sum. (Signed
+// overflow is undefined in C++, whatever the hardware would do.)
+template <typename T>
+ncclDataType_t nccl_type() {
+  if constexpr (std::is_same_v<T, std::int32_t>) return ncclUint32;
+  else if constexpr (std::is_same_v<T, float>) return ncclFloat32;
+  else {
+    static_assert(std::is_same_v<T, double>, "chapter 10 sums int, float and double");
+    return ncclFloat64;
+  }
+}
+
+// Step 1, on each GPU: its shard to one partial sum in partial[0], with chapter 09's fastest.
+//
+// fastest's last block knows it is last through a counter in a __device__ global
+// (ch09::fastest_blocks_done). Every GPU holds its own copy of a module's globals, so the G
+// launches, one on each GPU, run at the same time without sharing a counter. What fastest does not
+// allow is two of its launches running at once on the SAME GPU; here each GPU runs one at a time,
+// in the order of its stream.
+//
+// An empty shard (n < G) still has a partial, the identity 0, and must still bring it to the
+// combine: a collective waits until every GPU has joined it.
+template <typename T>
+void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceScratch& scratch, cudaStream_t stream) {
+  if (count == 0) {
+    CUDA_CHECK(cudaMemsetAsync(partial, 0, sizeof(T), stream));  // all bits zero: 0 and 0.0
+    return;
+  }
+  ch09::launch_fastest<reduction::Sum, T>(shard, count, partial, kFastestBlockArgument, scratch, stream);
+}
+
+// Step 2, on every GPU together: the GPUs' `count`-element vectors `partials` added element by
+// element, and the sums written to `totals` on every GPU (an all-reduce; ncclReduce would leave
+// them on one root GPU only). The sum of the shards calls it with count = 1; the contrast, the
+// all-reduce of whole vectors that data-parallel training does, is the same call with millions.
+//
+// NCCL queues the work on `stream`, behind the partial's kernel: the host does not wait. A
+// collective needs every GPU's call: one process driving several GPUs makes them between
+// ncclGroupStart() and ncclGroupEnd(), so that NCCL launches them together (one call alone would
+// the first could wait for the others, which the same thread has not made yet); under mpirun each
+// process makes its one call.
+template <typename T>
+void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t comm, cudaStream_t stream) {
+  // TODO: one NCCL call that adds the `count` elements of `partials` across every GPU of `comm`,
+  // element by element, and writes the sums to `totals` on every GPU.
+  //  - The collective that leaves the result everywhere is ncclAllReduce(sendbuff, recvbuff,
+  //    count, datatype, op, comm, stream); its operator for a sum is ncclSum.
+  //  - The element type is NCCL's own enum: nccl_type<T>() above gives it.
+  //  - Pass `stream`, so that NCCL's work runs after the partial's kernel with no host wait.
+  //  - Wrap the call in NCCL_CHECK (nccl_check.hpp), as every CUDA call is wrapped in CUDA_CHECK.
+  // Until it is written, totals keep the poison the program put there, and every check fails.
+  (void)partials, (void)totals, (void)count, (void)comm, (void)stream;
+}
+
+// The most rounded additions an element of a shard of `count` elements meets: fastest's on its
+// GPU, then the combine's (sharding.hpp says why G - 1).
+template <typename T>
+std::size_t sharded_sum_depth(std::size_t count, int gpus) {
+  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
+  return on_gpu + combine_depth(gpus);
+}
+
+}  // namespace ch10

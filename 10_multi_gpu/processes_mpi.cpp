@@ -1,0 +1,81 @@
+// One process per GPU, started by mpirun (10_multi_gpu_mpi). MPI gives each process its rank, and
+// carries the NCCL unique id and the report's numbers between them; the same program runs across
+// several machines (README.md, "Several machines").
+#include <mpi.h>
+
+#include <climits>
+#include <string>
+#include <stdexcept>
+
+#include "processes.hpp"
+
+namespace ch10 {
+
+namespace {
+void check(int code, const char* call) {
+  if (code != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    throw std::runtime_error(std::string(call) + " failed: " + std::string(text, length));
+  }
+}
+}  // namespace
+
+Processes::Processes(int& argc, char**& argv) {
+  check(MPI_Init(&argc, &argv), "MPI_Init");
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  // The processes that share this machine (and so its GPUs): MPI-3's shared-memory split.
+  MPI_Comm local;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+        "MPI_Comm_split_type");
+  check(MPI_Comm_rank(local, &local_rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(local, &local_size_), "MPI_Comm_size");
+  MPI_Comm_free(&local);
+}
+
+Processes::~Processes() { MPI_Finalize(); }
+
+bool Processes::with_mpi() { return true; }
+
+void Processes::broadcast(void* data, std::size_t bytes) const {
+  if (bytes > INT_MAX) throw std::invalid_argument("broadcast: too many bytes");
+  check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+std::vector<unsigned char> Processes::all_gather(const void* data, std::size_t bytes) const {
+  if (bytes * static_cast<std::size_t>(size_) > INT_MAX) throw std::invalid_argument("all_gather: too many bytes");
+  std::vector<unsigned char> all(bytes * size_);
+  check(MPI_Allgather(data, static_cast<int>(bytes), MPI_BYTE, all.data(), static_cast<int>(bytes), MPI_BYTE,
+                      MPI_COMM_WORLD),
+        "MPI_Allgather");
+  return all;
+}
+
+double Processes::max(double value) const {
+  double result = 0;
+  check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return result;
+}
+
+double Processes::sum(double value) const {
+  double result = 0;
+  check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return result;
+}
+
+int Processes::max(int value) const {
+  int result = 0;
+  check(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return result;
+}
+
+void Processes::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+int Processes::abort_all(int status) const {
+  MPI_Abort(MPI_COMM_WORLD, status);
+  return status;  // not reached: MPI_Abort ends every process of the run
+}
+
+}  // namespace ch10

@@ -1,0 +1,197 @@
+// Chapter 10 on the GPU: the shard's partial (chapter 09's fastest) and the NCCL combine, on one GPU
+// and on every visible GPU (one process, ncclCommInitAll), against the CPU reference of the whole
+// array; n < G included. Results are poisoned before every launch. The program's own runs with
+// --gpus 2 and under mpirun are tests of CMakeLists.txt (they skip where GPUs are missing).
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "common/gpu.cuh"
+#include "common/input.hpp"
+#include "common/reference.hpp"
+#include "common/testing.hpp"
+#include "multi_gpu.cuh"
+
+using namespace reduction;
+using ch10::Shard;
+
+namespace {
+
+// The GPUs 0 to G - 1 of this process, with one communicator each (ncclCommInitAll).
+class Team {
+ public:
+  explicit Team(int gpus) : comms_(gpus), streams_(gpus) {
+    std::vector<int> devices(gpus);
+    for (int g = 0; g < gpus; ++g) devices[g] = g;
+    NCCL_CHECK(ncclCommInitAll(comms_.data(), gpus, devices.data()));
+    for (int g = 0; g < gpus; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      CUDA_CHECK(cudaStreamCreate(&streams_[g]));
+    }
+  }
+  ~Team() {
+    for (int g = 0; g < size(); ++g) {
+      cudaSetDevice(g);
+      cudaStreamSynchronize(streams_[g]);
+      cudaStreamDestroy(streams_[g]);
+      ncclCommDestroy(comms_[g]);
+    }
+    cudaSetDevice(0);
+  }
+  int size() const { return static_cast<int>(comms_.size()); }
+  ncclComm_t comm(int g) const { return comms_[g]; }
+  cudaStream_t stream(int g) const { return streams_[g]; }
+  void synchronize() const {
+    for (int g = 0; g < size(); ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      CUDA_CHECK(cudaStreamSynchronize(streams_[g]));
+    }
+  }
+
+ private:
+  std::vector<ncclComm_t> comms_;
+  std::vector<cudaStream_t> streams_;
+};
+
+int visible_gpus() {
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  return count;
+}
+
+// One GPU's part: its shard on the device, a partial and a total (poisoned).
+template <typename T>
+struct Part {
+  DeviceBuffer<T> shard, partial{1}, total{1};
+  DeviceScratch scratch;
+};
+
+// The sum of `data` over the team's GPUs, exactly as the program computes it; returns every GPU's total.
+template <typename T>
+std::vector<T> sharded_sum(const Team& team, const std::vector<T>& data) {
+  const int G = team.size();
+  std::vector<std::unique_ptr<Part<T>>> parts;
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    const Shard s = ch10::shard_of(data.size(), G, g);
+    auto part = std::make_unique<Part<T>>();
+    if (s.count) part->shard = DeviceBuffer<T>(std::vector<T>(data.begin() + s.begin, data.begin() + s.end()));
+    part->partial.poison();
+    part->total.poison();
+    parts.push_back(std::move(part));
+  }
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    ch10::launch_shard_partial(parts[g]->shard.data(), parts[g]->shard.size(), parts[g]->partial.data(),
+                               parts[g]->scratch, team.stream(g));
+  }
+  NCCL_CHECK(ncclGroupStart());
+  for (int g = 0; g < G; ++g)
+    ch10::launch_combine(parts[g]->partial.data(), parts[g]->total.data(), 1, team.comm(g), team.stream(g));
+  NCCL_CHECK(ncclGroupEnd());
+  team.synchronize();
+  std::vector<T> totals;
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    totals.push_back(parts[g]->total.download_one());
+    parts[g].reset();  // freed with its GPU current
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  return totals;
+}
+
+template <typename T>
+void check_sharded_sum(const Team& team, std::size_t n) {
+  const auto seed = testing::fresh_seed();
+  const int G = team.size();
+  INFO("seed " << seed << ", n = " << n << ", G = " << G);
+  const auto data = generate_input<T>(n, seed);
+  const auto ref = reference_sum(data.data(), n);
+  CUDA_CHECK(cudaSetDevice(0));
+  const long double tol = tolerance(ref, ch10::sharded_sum_depth<T>(ch10::largest_shard(n, G), G));
+  const auto totals = sharded_sum(team, data);
+  for (int g = 0; g < G; ++g) {
+    INFO("the total on GPU " << g);
+    CHECK_MATCHES(totals[g], ref, tol);
+  }
+}
+
+const std::vector<std::size_t> kSizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("one GPU: fastest's partial through a one-rank all-reduce is the sum", "[multi_gpu]", std::int32_t,
+                   float, double) {
+  const Team team(1);
+  for (std::size_t n : kSizes) check_sharded_sum<TestType>(team, n);
+}
+
+TEMPLATE_TEST_CASE("every visible GPU: the sharded sum, n < G and n not divisible by G included", "[multi_gpu]",
+                   std::int32_t, float, double) {
+  const int G = std::min(visible_gpus(), 8);
+  const Team team(G);
+  std::vector<std::size_t> sizes = kSizes;
+  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})
+    if (n > 0) sizes.push_back(n);
+  for (std::size_t n : sizes) check_sharded_sum<TestType>(team, n);
+}
+
+TEST_CASE("an empty shard's partial is 0, and it still joins the combine", "[multi_gpu]") {
+  const Team team(1);
+  DeviceBuffer<float> partial(1), total(1);
+  DeviceScratch scratch;
+  partial.poison();
+  total.poison();
+  ch10::launch_shard_partial<float>(nullptr, 0, partial.data(), scratch, team.stream(0));
+  ch10::launch_combine(partial.data(), total.data(), 1, team.comm(0), team.stream(0));
+  team.synchronize();
+  CHECK(partial.download_one() == 0.0f);
+  CHECK(total.download_one() == 0.0f);
+}
+
+TEST_CASE("the int partials wrap around modulo 2^32 in the combine, as on the CPU", "[multi_gpu]") {
+  const int G = std::min(visible_gpus(), 8);
+  const Team team(G);
+  // Each GPU's shard sums to 2^31 - 1 - g: any two of them overflow 32 bits.
+  std::vector<std::int32_t> data;
+  for (int g = 0; g < G; ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
+  const auto ref = reference_sum(data.data(), data.size());
+  const auto totals = sharded_sum(team, data);
+  for (int g = 0; g < G; ++g) CHECK(totals[g] == ref.value);
+}
+
+TEST_CASE("the same combine adds whole vectors element by element", "[multi_gpu]") {
+  const int G = std::min(visible_gpus(), 8);
+  const Team team(G);
+  const std::size_t count = 100003;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> sends, receives;
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    std::vector<float> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = float((i + g) % 5);
+    sends.push_back(std::make_unique<DeviceBuffer<float>>(values));
+    receives.push_back(std::make_unique<DeviceBuffer<float>>(count));
+    receives.back()->poison();
+  }
+  NCCL_CHECK(ncclGroupStart());
+  for (int g = 0; g < G; ++g) ch10::launch_combine(sends[g]->data(), receives[g]->data(), count, team.comm(g), team.stream(g));
+  NCCL_CHECK(ncclGroupEnd());
+  team.synchronize();
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    const auto got = receives[g]->download();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      float expected = 0;
+      for (int r = 0; r < G; ++r) expected += float((i + r) % 5);
+      wrong += got[i] != expected;
+    }
+    INFO("GPU " << g);
+    CHECK(wrong == 0);
+    sends[g].reset();
+    receives[g].reset();
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+}

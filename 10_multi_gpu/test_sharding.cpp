@@ -1,0 +1,204 @@
+// Chapter 10's arithmetic on the CPU (no GPU, no NCCL): the split of n elements over G GPUs for
+// any n and G, n < G and n not divisible by G included; the whole array's reference put together
+// from its shards' references; the combine's depth; the bandwidth figures of a collective.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "common/input.hpp"
+#include "common/reference.hpp"
+#include "common/testing.hpp"
+#include "sharding.hpp"
+
+using namespace reduction;
+using ch10::Shard;
+
+namespace {
+
+// Every property the program relies on, for one (n, G).
+void check_split(std::size_t n, int gpus) {
+  INFO("n = " << n << ", G = " << gpus);
+  std::size_t next = 0, smallest = std::numeric_limits<std::size_t>::max(), largest = 0;
+  for (int g = 0; g < gpus; ++g) {
+    const Shard s = ch10::shard_of(n, gpus, g);
+    INFO("shard " << g << " = [" << s.begin << ", " << s.end() << ")");
+    CHECK(s.begin == next);                            // contiguous, in rank order, no gap or overlap
+    if (g > 0) CHECK(s.count <= ch10::shard_of(n, gpus, g - 1).count);  // the larger shards first
+    next = s.end();
+    smallest = std::min(smallest, s.count);
+    largest = std::max(largest, s.count);
+  }
+  CHECK(next == n);                                    // together they cover [0, n) exactly
+  CHECK(largest - smallest <= 1);                      // as equal as whole elements allow
+  CHECK(largest == (n + gpus - 1) / gpus);             // ceil(n / G)
+  CHECK(ch10::largest_shard(n, gpus) == largest);
+  const std::size_t empty = n < std::size_t(gpus) ? gpus - n : 0;
+  std::size_t empty_seen = 0;
+  for (int g = 0; g < gpus; ++g) empty_seen += ch10::shard_of(n, gpus, g).count == 0;
+  CHECK(empty_seen == empty);                          // only n < G leaves GPUs without elements
+}
+
+}  // namespace
+
+TEST_CASE("the shards cover the array exactly, in order, as equal as they can be", "[sharding]") {
+  const std::vector<std::size_t> sizes = {1, 2, 3, 5, 7, 8, 9, 1000, 1000003, std::size_t(1) << 30,
+                                          (std::size_t(1) << 31) + 5, (std::size_t(1) << 33) + 7};
+  for (int gpus : {1, 2, 3, 4, 5, 7, 8, 16, 64, 1000})
+    for (std::size_t n : sizes) check_split(n, gpus);
+}
+
+TEST_CASE("n divisible by G gives equal shards; the remainder goes to the first GPUs", "[sharding]") {
+  CHECK(ch10::shard_of(8, 4, 3).begin == 6);
+  CHECK(ch10::shard_of(8, 4, 3).count == 2);
+  // 10 over 4: 3, 3, 2, 2.
+  const std::vector<std::size_t> counts = {3, 3, 2, 2}, begins = {0, 3, 6, 8};
+  for (int g = 0; g < 4; ++g) {
+    CHECK(ch10::shard_of(10, 4, g).count == counts[g]);
+    CHECK(ch10::shard_of(10, 4, g).begin == begins[g]);
+  }
+  // 2^30 per GPU, the goal's size: exactly 2^30 each, and G = 1 is the whole array.
+  CHECK(ch10::shard_of(std::size_t(1) << 31, 2, 1).count == std::size_t(1) << 30);
+  CHECK(ch10::shard_of(12345, 1, 0).count == 12345);
+}
+
+TEST_CASE("n < G: the first n GPUs hold one element each, the others none", "[sharding]") {
+  for (int g = 0; g < 5; ++g) {
+    const Shard s = ch10::shard_of(3, 5, g);
+    CHECK(s.count == (g < 3 ? 1u : 0u));
+    CHECK(s.begin == std::size_t(std::min(g, 3)));
+  }
+  CHECK(ch10::largest_shard(1, 8) == 1);
+}
+
+TEST_CASE("a rank outside [0, G) is refused", "[sharding]") {
+  CHECK_THROWS_AS(ch10::shard_of(10, 2, 2), std::invalid_argument);
+  CHECK_THROWS_AS(ch10::shard_of(10, 2, -1), std::invalid_argument);
+  CHECK_THROWS_AS(ch10::shard_of(10, 0, 0), std::invalid_argument);
+}
+
+TEST_CASE("the combine's depth is G - 1, never below a balanced tree's", "[sharding]") {
+  CHECK(ch10::combine_depth(1) == 0);
+  CHECK(ch10::combine_depth(2) == 1);
+  CHECK(ch10::combine_depth(8) == 7);
+  for (int g = 1; g <= 64; ++g) CHECK(ch10::combine_depth(g) >= ceil_log2(std::size_t(g)));
+}
+
+TEST_CASE("integer shards' references combine to the whole array's, bit for bit", "[sharding]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 100003;
+  const auto data = generate_input<std::int32_t>(n, seed);
+  const auto whole = reference_sum(data.data(), n);
+  for (int gpus : {1, 2, 3, 7, 16}) {
+    std::vector<Reference<std::int32_t>> parts;
+    for (int g = 0; g < gpus; ++g) {
+      const Shard s = ch10::shard_of(n, gpus, g);
+      parts.push_back(reference_sum(data.data() + s.begin, s.count));
+    }
+    const auto combined = ch10::combine_references(parts);
+    CHECK(combined.exact);
+    CHECK(combined.value == whole.value);
+    CHECK(combined.wrapped == whole.wrapped);
+  }
+}
+
+TEST_CASE("a total that leaves 32 bits wraps like the GPU's adds, and says so", "[sharding]") {
+  const std::vector<std::int32_t> data(6, std::numeric_limits<std::int32_t>::max() / 2);  // total past 2^31
+  const auto whole = reference_sum(data.data(), data.size());
+  std::vector<Reference<std::int32_t>> parts;
+  for (int g = 0; g < 3; ++g) {
+    const Shard s = ch10::shard_of(data.size(), 3, g);
+    parts.push_back(reference_sum(data.data() + s.begin, s.count));
+  }
+  CHECK_FALSE(parts[0].wrapped);  // each shard fits in 32 bits ...
+  const auto combined = ch10::combine_references(parts);
+  CHECK(combined.value == whole.value);
+  CHECK(combined.wrapped);  // ... their total does not
+}
+
+TEST_CASE("float shards' references combine within both references' error bounds", "[sharding]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (std::size_t(1) << 21) + 17;  // enough for several CPU workers per shard
+  auto floats = generate_input<float>(n, seed);
+  for (std::size_t i = 0; i < n; i += 3) floats[i] = -floats[i];  // some cancellation
+  const auto doubles = generate_input<double>(n, seed);
+  auto check = [&](const auto& data) {
+    const auto whole = reference_sum(data.data(), n);
+    for (int gpus : {1, 2, 5, 8}) {
+      INFO("G = " << gpus);
+      std::vector<std::decay_t<decltype(whole)>> parts;
+      for (int g = 0; g < gpus; ++g) {
+        const Shard s = ch10::shard_of(n, gpus, g);
+        parts.push_back(reference_sum(data.data() + s.begin, s.count));
+      }
+      const auto combined = ch10::combine_references(parts);
+      CHECK_FALSE(combined.exact);
+      CHECK(std::fabs(combined.precise - whole.precise) <= combined.error + whole.error);
+      CHECK(std::fabs(combined.magnitude - whole.magnitude) <= 1e-9L * whole.magnitude);
+      CHECK(combined.error >= whole.error * 0.5L);  // not a suspiciously tighter bound
+    }
+  };
+  check(floats);
+  check(doubles);
+}
+
+TEST_CASE("a sum in the worst order of the combine stays within the chapter's bound", "[sharding]") {
+  // G float partials, each rounded once from its shard's exact sum, added one after another (a ring's
+  // order): the error must stay within gamma(shard depth + G - 1) * sum |x| + the reference's error.
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 1 << 20;
+  const auto data = generate_input<float>(n, seed);
+  const auto whole = reference_sum(data.data(), n);
+  for (int gpus : {2, 3, 8}) {
+    float running = 0;
+    std::size_t shard_depth = 0;
+    for (int g = 0; g < gpus; ++g) {
+      const Shard s = ch10::shard_of(n, gpus, g);
+      float partial = 0;  // a sequential float loop: s.count - 1 additions deep
+      for (std::size_t i = s.begin; i < s.end(); ++i) partial += data[i];
+      shard_depth = std::max(shard_depth, s.count);
+      running = g == 0 ? partial : running + partial;
+    }
+    const long double tol = tolerance(whole, shard_depth + ch10::combine_depth(gpus));
+    INFO("G = " << gpus << ", result " << running << ", reference " << static_cast<double>(whole.precise));
+    CHECK(matches(running, whole, tol));
+  }
+}
+
+TEST_CASE("bus bandwidth is algorithm bandwidth times 2 (G - 1) / G, as nccl-tests defines it", "[sharding]") {
+  CHECK(ch10::algorithm_bandwidth_gbps(1000000000, 1.0) == 1.0);
+  CHECK(ch10::algorithm_bandwidth_gbps(4, 0.0) == 0.0);
+  CHECK(ch10::bus_bandwidth_gbps(100, 1) == 0.0);  // one GPU sends nothing
+  CHECK(ch10::bus_bandwidth_gbps(100, 2) == 100.0);
+  CHECK(ch10::bus_bandwidth_gbps(100, 4) == 150.0);
+  CHECK(ch10::bus_bandwidth_gbps(100, 8) == 175.0);
+  CHECK(ch10::allreduce_bytes_per_gpu(1 << 30, 2) == double(1 << 30));
+  CHECK(ch10::allreduce_bytes_per_gpu(1 << 30, 1) == 0.0);
+}
+
+TEST_CASE("the all-reduce sweep: one element, then 4 times larger, up to the limit", "[sharding]") {
+  const auto ints = ch10::allreduce_sizes(4, std::size_t(1) << 30);
+  REQUIRE(ints.size() == 15);
+  CHECK(ints.front() == 4);
+  CHECK(ints.back() == std::size_t(1) << 30);
+  CHECK(ints[6] == std::size_t(1) << 14);
+  const auto doubles = ch10::allreduce_sizes(8, std::size_t(1) << 30);
+  CHECK(doubles.front() == 8);
+  CHECK(doubles.back() == std::size_t(1) << 29);
+  CHECK(ch10::allreduce_sizes(4, 0).empty());  // --vector-max 0: no sweep
+  CHECK(ch10::allreduce_sizes(4, 3).empty());
+  CHECK(ch10::allreduce_sizes(4, 4) == std::vector<std::size_t>{4});
+  CHECK(ch10::allreduce_sizes(4, std::numeric_limits<std::size_t>::max()).back() > (std::size_t(1) << 60));
+}
+
+TEST_CASE("the link peak is a vendor figure, given only for GPUs it is known for", "[sharding]") {
+  const auto* h200 = ch10::vendor_link_peak("NVIDIA H200");
+  REQUIRE(h200 != nullptr);
+  CHECK(h200->total_gbps == 900);
+  CHECK(ch10::vendor_link_peak("NVIDIA H100 80GB HBM3") != nullptr);
+  CHECK(ch10::vendor_link_peak("NVIDIA GeForce RTX 4090") == nullptr);
+}

@@ -1,0 +1,42 @@
+# Finds NCCL, NVIDIA's collective communication library (chapter 10). Looks, in this order, in
+# NCCL_ROOT (a CMake or environment variable: an unpacked NCCL or a build of it), in the CUDA
+# toolkit's own folders (some toolkits ship NCCL beside cudart), then in the system's folders
+# (Debian's and Ubuntu's libnccl-dev, NVIDIA's packages).
+#
+# Sets NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIR, NCCL_LIBRARY, and the imported target NCCL::NCCL.
+# Needs find_package(CUDAToolkit) first, for the toolkit's folders and CUDA::cudart.
+set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT})
+if(CUDAToolkit_FOUND)
+  list(APPEND _nccl_hints ${CUDAToolkit_LIBRARY_ROOT} ${CUDAToolkit_TARGET_DIR})
+endif()
+
+find_path(NCCL_INCLUDE_DIR nccl.h
+  HINTS ${_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS}
+  PATH_SUFFIXES include)
+find_library(NCCL_LIBRARY NAMES nccl
+  HINTS ${_nccl_hints} ${CUDAToolkit_LIBRARY_DIR}
+  PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu lib/aarch64-linux-gnu)
+
+if(NCCL_INCLUDE_DIR AND EXISTS ${NCCL_INCLUDE_DIR}/nccl.h)
+  file(STRINGS ${NCCL_INCLUDE_DIR}/nccl.h _nccl_version_lines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) +[0-9]+")
+  foreach(part MAJOR MINOR PATCH)
+    string(REGEX REPLACE ".*#define NCCL_${part} +([0-9]+).*" "\\1" NCCL_VERSION_${part} "${_nccl_version_lines}")
+  endforeach()
+  set(NCCL_VERSION ${NCCL_VERSION_MAJOR}.${NCCL_VERSION_MINOR}.${NCCL_VERSION_PATCH})
+endif()
+
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(NCCL REQUIRED_VARS NCCL_LIBRARY NCCL_INCLUDE_DIR VERSION_VAR NCCL_VERSION)
+
+if(NCCL_FOUND AND NOT TARGET NCCL::NCCL)
+  add_library(NCCL::NCCL UNKNOWN IMPORTED)
+  set_target_properties(NCCL::NCCL PROPERTIES
+    IMPORTED_LOCATION ${NCCL_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
+  if(TARGET CUDA::cudart)
+    set_property(TARGET NCCL::NCCL APPEND PROPERTY INTERFACE_LINK_LIBRARIES CUDA::cudart)
+  endif()
+endif()
+mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)
+unset(_nccl_hints)
+unset(_nccl_version_lines)
