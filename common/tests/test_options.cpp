@@ -83,7 +83,7 @@ TEST_CASE("numbers that CLI11 2.1 would wrap, clamp or read as zero are refused"
            {"--seed", "-1"}, {"--seed", "18446744073709551616"}, {"--seed", ""}, {"--seed", "1x"}, {"--seed", " 1"},
            {"--seed", "+1"}, {"--seed", "0x10"}, {"--block", ""}, {"--block", "-128"}, {"--block", "1e2"},
            {"--reps", ""}, {"--reps", "99999999999999999999"}, {"--warmup", ""}, {"--warmup", "-1"},
-           {"--input", ""}, {"--n", ""}, {"--type", ""}}) {
+           {"--input", ""}, {"--n", ""}, {"--type", ""}, {"--kernel", ""}, {"--kernel", ","}}) {
     Options o;
     CommandLine cli(i, o);
     CapturedErrors errors;
