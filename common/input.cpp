@@ -250,14 +250,14 @@ std::vector<T> read_elements(const InputFile& file, std::uint64_t offset, std::s
 
 HostData read_npy(const InputFile& file, std::size_t max_elements) {
   auto fail = [&](const std::string& why) { return InputError(file.name() + ": not a valid .npy file: " + why); };
-  unsigned char preamble[12];
+  unsigned char preamble[12] = {};
   const std::size_t got = file.read_at(0, preamble, sizeof preamble);
-  if (got < 10 || std::memcmp(preamble, "\x93NUMPY", 6) != 0) throw fail("missing the \\x93NUMPY magic");
+  if (got < 6 || std::memcmp(preamble, "\x93NUMPY", 6) != 0) throw fail("missing the \\x93NUMPY magic");
   // Version 1 gives the header's length in 2 bytes, versions 2 and 3 in 4 (little-endian).
   const unsigned major = preamble[6];
-  if (major < 1 || major > 3) throw fail("unknown format version " + std::to_string(major));
   const std::uint64_t header_start = major == 1 ? 10 : 12;
   if (got < header_start || file.size() < header_start) throw fail("truncated header");
+  if (major < 1 || major > 3) throw fail("unknown format version " + std::to_string(major));
   std::uint64_t header_length = 0;
   for (std::uint64_t i = header_start; i-- > 8;) header_length = (header_length << 8) | preamble[i];
   if (header_length > file.size() - header_start)

@@ -130,7 +130,7 @@ TEST_CASE("a chapter's own int options are parsed strictly", "[options]") {
   CHECK(other == 6);  // defaults stay
 }
 
-TEST_CASE("--n that no machine can hold is refused before anything is allocated", "[options]") {
+TEST_CASE("an --n that no machine can hold is refused before anything is allocated", "[options]") {
   ChapterInfo i = info();
   i.max_n = std::numeric_limits<std::size_t>::max();
   // Before: accepted, and std::vector failed with "cannot create std::vector larger than max_size()".
