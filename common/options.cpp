@@ -88,8 +88,9 @@ std::function<std::optional<std::string>(int)> power_of_two_block(int min_block,
 // CLI11 gets the numbers as text; parse() converts them strictly (see parse_digits).
 struct IntOption {
   std::string name, text;
-  int* value;
+  int* value;  // left as it is unless the option is given
   int min, max;
+  CLI::Option* option = nullptr;
 };
 
 struct CommandLine::Impl {
@@ -103,9 +104,9 @@ struct CommandLine::Impl {
 
   Impl(const ChapterInfo& i, Options& o) : info(i), options(o), app(i.title, i.name) {}
 
-  CLI::Option* add_int(const std::string& name, int& value, const std::string& help, int min, int max) {
-    int_options.push_back({name, std::to_string(value), &value, min, max});
-    return app.add_option(name, int_options.back().text, help)->type_name("INT")->capture_default_str();
+  void add_int(const std::string& name, int& value, const std::string& help, int min, int max) {
+    IntOption& opt = int_options.emplace_back(IntOption{name, std::to_string(value), &value, min, max});
+    opt.option = app.add_option(name, opt.text, help)->type_name("INT")->capture_default_str();
   }
 };
 
@@ -172,6 +173,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
 
   for (const auto& opt : impl_->int_options) {
+    if (opt.option->count() == 0) continue;
     const auto value = parse_int(opt.text, opt.min, opt.max);
     if (!value) {
       const bool any_int = opt.min == std::numeric_limits<int>::min() && opt.max == std::numeric_limits<int>::max();
