@@ -1,118 +1,409 @@
 #include "input.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <limits>
-#include <regex>
-#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "escape.hpp"
+
+// A file named by the user is untrusted: every size read from it is checked against the file's
+// real size before anything is allocated, and every parse looks at each byte once, whatever the
+// file holds (no regular expressions, no recursion).
 
 namespace reduction {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open input file '" + path + "': " + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+// An open regular file, read by offset.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : name_(escaped(path)) {
+    if (path.empty()) throw InputError("--input names no file");
+    // Look before opening: opening a FIFO waits for a writer, a device may act on being opened,
+    // and a directory, a FIFO or /dev/zero has no size to check, or never ends.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
+    refuse_unless_regular(st);
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
+    // The path may name something else by now: check what was opened.
+    if (::fstat(fd_, &st) != 0) {
+      ::close(fd_);
+      throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
+    }
+    try {
+      refuse_unless_regular(st);
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
+    size_ = static_cast<std::uint64_t>(st.st_size);
+  }
+  ~InputFile() { ::close(fd_); }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
 
-template <typename T> void reject_non_finite(const std::vector<T>& v, const std::string& path) {
+  const std::string& name() const { return name_; }  // the path, escaped for messages
+  std::uint64_t size() const { return size_; }
+
+  // Reads up to `count` bytes at `offset`; fewer only where the file ends.
+  std::size_t read_at(std::uint64_t offset, void* out, std::size_t count) const {
+    std::size_t done = 0;
+    while (done < count) {
+      const ssize_t got = ::pread(fd_, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  }
+
+ private:
+  void refuse_unless_regular(const struct stat& st) const {
+    if (S_ISREG(st.st_mode)) return;
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a device";
+    throw InputError("input file '" + name_ + "' is " + kind + ", not a regular file");
+  }
+
+  std::string name_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+template <typename T> void reject_non_finite(const std::vector<T>& v, const InputFile& file) {
   if constexpr (!std::is_integral_v<T>) {
     for (std::size_t i = 0; i < v.size(); ++i)
       if (!std::isfinite(v[i]))
-        throw InputError(path + ": element " + std::to_string(i) + " is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
+        throw InputError(file.name() + ": element " + std::to_string(i) + " is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
                          "; a reduction of it has no meaningful reference");
   }
 }
 
-template <typename T> std::vector<T> copy_elements(const std::string& bytes, std::size_t offset, std::size_t n) {
-  std::vector<T> v(n);
-  if (n) std::memcpy(v.data(), bytes.data() + offset, n * sizeof(T));
-  return v;
+InputError too_many(const InputFile& file, const std::string& count, std::size_t max_elements) {
+  return InputError(file.name() + " holds " + count + "; this program takes at most " + std::to_string(max_elements));
 }
 
-HostData parse_npy(const std::string& bytes, const std::string& path) {
-  auto fail = [&](const std::string& why) { return InputError(path + ": not a valid .npy file: " + why); };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw fail("missing the \\x93NUMPY magic");
-  const unsigned major = static_cast<unsigned char>(bytes[6]);
-  std::size_t header_len = 0, header_start = 0;
-  if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw fail("truncated header");
-    for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
-    header_start = 12;
-  } else {
-    throw fail("unknown format version " + std::to_string(major));
-  }
-  if (header_start + header_len > bytes.size()) throw fail("truncated header");
-  const std::string header = bytes.substr(header_start, header_len);
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')"))) throw fail("no 'descr' in header");
-  const std::string descr = m[1];
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw fail("no 'shape' in header");
-  const std::string shape = m[1];
-  if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)")) && shape.find(',') != shape.rfind(','))
-    throw fail("Fortran-ordered arrays are not supported");
-  if (!std::regex_match(shape, m, std::regex(R"(\s*(\d+)\s*,?\s*)")))
-    throw InputError(path + ": only 1-D arrays are supported, this one has shape (" + shape + ")");
-  const std::size_t n = std::stoull(m[1]);
+// ---- .npy ----
 
-  const std::size_t data_start = header_start + header_len;
-  auto check_size = [&](std::size_t item) {
-    if (bytes.size() - data_start != n * item)
-      throw fail("expected " + std::to_string(n * item) + " bytes of data for shape (" + std::to_string(n) +
-                 ",), found " + std::to_string(bytes.size() - data_start));
-  };
-  // '<' is little-endian, '|' and '=' native; the machines CUDA runs on are little-endian.
-  auto is = [&](const char* code) { return descr.size() == 3 && std::strchr("<|=", descr[0]) && descr.substr(1) == code; };
-  if (is("i4")) { check_size(4); return copy_elements<std::int32_t>(bytes, data_start, n); }
-  if (is("f4")) { check_size(4); auto v = copy_elements<float>(bytes, data_start, n); reject_non_finite(v, path); return v; }
-  if (is("f8")) { check_size(8); auto v = copy_elements<double>(bytes, data_start, n); reject_non_finite(v, path); return v; }
-  throw InputError(path + ": unsupported dtype '" + descr + "' (use int32, float32 or float64)");
-}
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::uint64_t> shape;
+};
 
-HostData parse_text(const std::string& text, const std::string& path) {
-  std::istringstream in(text);
-  std::vector<std::string> tokens{std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
-  bool all_int = true;
-  std::vector<std::int64_t> ints;
-  for (const auto& t : tokens) {
-    char* end = nullptr;
-    errno = 0;
-    long long v = std::strtoll(t.c_str(), &end, 10);
-    if (*end != '\0' || errno == ERANGE || v < std::numeric_limits<std::int32_t>::min() ||
-        v > std::numeric_limits<std::int32_t>::max()) {
-      all_int = false;
-      break;
+// The header is a Python dictionary literal, such as
+//     {'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }
+// read here as one: key by key, each value whole, so a 'shape' inside a string is only text, and
+// each byte is looked at once however long the header is. Keys other than the three the format
+// defines are read and ignored.
+class NpyHeaderParser {
+ public:
+  // `context` starts every error message: the file and what is wrong with it.
+  NpyHeaderParser(std::string_view text, std::string context) : text_(text), context_(std::move(context)) {}
+
+  NpyHeader parse() {
+    NpyHeader header;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (!accept('}')) {
+      const std::string key = string_literal();
+      expect(':');
+      if (key == "descr") {
+        once(seen_descr, key);
+        header.descr = string_literal();
+      } else if (key == "fortran_order") {
+        once(seen_order, key);
+        header.fortran_order = boolean();
+      } else if (key == "shape") {
+        once(seen_shape, key);
+        header.shape = shape();
+      } else {
+        other_value();
+      }
+      if (!accept(',')) {
+        expect('}');
+        break;
+      }
     }
-    ints.push_back(v);
+    skip_space();
+    if (pos_ != text_.size()) fail("text after the dictionary");
+    if (!seen_descr || !seen_order || !seen_shape)
+      throw InputError(context_ + "the header lacks '" + (!seen_descr ? "descr" : !seen_order ? "fortran_order" : "shape") + "'");
+    return header;
   }
-  if (all_int) return std::vector<std::int32_t>(ints.begin(), ints.end());
-  std::vector<double> v;
-  v.reserve(tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    char* end = nullptr;
-    double x = std::strtod(tokens[i].c_str(), &end);
-    if (*end != '\0') throw InputError(path + ": value " + std::to_string(i) + " ('" + tokens[i] + "') is not a number");
-    v.push_back(x);
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(context_ + what + " at byte " + std::to_string(pos_) + " of the header");
   }
-  reject_non_finite(v, path);
+  void once(bool& seen, const std::string& key) const {
+    if (seen) fail("'" + key + "' given twice");
+    seen = true;
+  }
+  bool at_end() const { return pos_ >= text_.size(); }
+  void skip_space() {
+    while (!at_end() && is_space(text_[pos_])) ++pos_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (at_end() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(std::string("expected '") + c + "'");
+  }
+  bool accept_word(std::string_view word) {
+    skip_space();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+
+  // '...' or "...". A backslash keeps the character after it: none of the values used here
+  // contains one, so that character only has to end up in the error message.
+  std::string string_literal() {
+    skip_space();
+    if (at_end() || (text_[pos_] != '\'' && text_[pos_] != '"')) fail("expected a quoted string");
+    const char quote = text_[pos_++];
+    std::string s;
+    while (!at_end() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
+      s += text_[pos_++];
+    }
+    if (at_end()) fail("unterminated string");
+    ++pos_;
+    return s;
+  }
+
+  bool boolean() {
+    if (accept_word("True")) return true;
+    if (accept_word("False")) return false;
+    fail("expected True or False");
+  }
+
+  // A dimension: decimal digits, refused as soon as they pass 64 bits.
+  std::uint64_t dimension() {
+    skip_space();
+    const std::size_t start = pos_;
+    std::uint64_t value = 0;
+    for (; !at_end() && is_digit(text_[pos_]); ++pos_) {
+      const unsigned digit = static_cast<unsigned>(text_[pos_] - '0');
+      if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fail("a dimension too large for 64 bits");
+      value = value * 10 + digit;
+    }
+    if (pos_ == start) fail("expected a dimension");
+    if (!at_end() && text_[pos_] == 'L') ++pos_;  // Python 2 wrote long integers as 3L
+    return value;
+  }
+
+  // A tuple of dimensions: (), (3,), (2, 3) or (2, 3,). (3) is a number, not a tuple.
+  std::vector<std::uint64_t> shape() {
+    expect('(');
+    std::vector<std::uint64_t> dims;
+    bool trailing_comma = false;
+    while (!accept(')')) {
+      dims.push_back(dimension());
+      trailing_comma = accept(',');
+      if (!trailing_comma) {
+        expect(')');
+        break;
+      }
+    }
+    if (dims.size() == 1 && !trailing_comma) fail("a 1-D shape is written (n,), with a comma");
+    return dims;
+  }
+
+  void other_value() {
+    skip_space();
+    if (!at_end() && (text_[pos_] == '\'' || text_[pos_] == '"')) string_literal();
+    else if (!at_end() && text_[pos_] == '(') shape();
+    else if (!accept_word("None") && !accept_word("True") && !accept_word("False")) fail("expected a value");
+  }
+
+  std::string_view text_;
+  std::string context_;
+  std::size_t pos_ = 0;
+};
+
+template <typename T>
+std::vector<T> read_elements(const InputFile& file, std::uint64_t offset, std::size_t n) {
+  std::vector<T> v(n);
+  if (file.read_at(offset, v.data(), n * sizeof(T)) != n * sizeof(T))
+    throw InputError(file.name() + ": the file became shorter while it was read");
+  reject_non_finite(v, file);
   return v;
+}
+
+HostData read_npy(const InputFile& file, std::size_t max_elements) {
+  auto fail = [&](const std::string& why) { return InputError(file.name() + ": not a valid .npy file: " + why); };
+  unsigned char preamble[12] = {};
+  const std::size_t got = file.read_at(0, preamble, sizeof preamble);
+  if (got < 6 || std::memcmp(preamble, "\x93NUMPY", 6) != 0) throw fail("missing the \\x93NUMPY magic");
+  // Version 1 gives the header's length in 2 bytes, versions 2 and 3 in 4 (little-endian).
+  const unsigned major = preamble[6];
+  const std::uint64_t header_start = major == 1 ? 10 : 12;
+  if (got < header_start || file.size() < header_start) throw fail("truncated header");
+  if (major < 1 || major > 3) throw fail("unknown format version " + std::to_string(major));
+  std::uint64_t header_length = 0;
+  for (std::uint64_t i = header_start; i-- > 8;) header_length = (header_length << 8) | preamble[i];
+  if (header_length > file.size() - header_start)
+    throw fail("the header is " + std::to_string(header_length) + " bytes long, but only " +
+               std::to_string(file.size() - header_start) + " follow its length");
+
+  std::string text(static_cast<std::size_t>(header_length), '\0');
+  if (file.read_at(header_start, text.data(), text.size()) != text.size())
+    throw fail("the file became shorter while it was read");
+  const NpyHeader header = NpyHeaderParser(text, file.name() + ": not a valid .npy file: ").parse();
+
+  std::string shape = "(";
+  for (std::size_t d = 0; d < header.shape.size(); ++d)
+    shape += (d ? ", " : "") + std::to_string(header.shape[d]);
+  shape += header.shape.size() == 1 ? ",)" : ")";
+  // A 1-D array is laid out the same in C and Fortran order, so fortran_order does not matter.
+  if (header.shape.size() != 1)
+    throw InputError(file.name() + ": only 1-D arrays are supported, this one has shape " + escaped(shape));
+
+  // '<' is little-endian, '|' and '=' native; the machines CUDA runs on are little-endian.
+  const std::string& d = header.descr;
+  const bool known_order = d.size() == 3 && (d[0] == '<' || d[0] == '|' || d[0] == '=');
+  const std::string code = known_order ? d.substr(1) : "";
+  if (code != "i4" && code != "f4" && code != "f8")
+    throw InputError(file.name() + ": unsupported dtype '" + escaped(d) + "' (use int32, float32 or float64)");
+  const std::uint64_t item = code == "f8" ? 8 : 4;
+
+  // Compare with the file before multiplying: n * item may not fit in 64 bits.
+  const std::uint64_t n = header.shape[0];
+  const std::uint64_t data_start = header_start + header_length, available = file.size() - data_start;
+  if (n > available / item || n * item != available) {
+    const std::string needed = n > std::numeric_limits<std::uint64_t>::max() / item ? "more than 2^64"
+                                                                                    : std::to_string(n * item);
+    throw fail("shape " + shape + " of '" + d + "' needs " + needed + " bytes of data, the file has " +
+               std::to_string(available));
+  }
+  if (n > max_elements) throw too_many(file, std::to_string(n) + " elements", max_elements);
+
+  if (code == "i4") return read_elements<std::int32_t>(file, data_start, static_cast<std::size_t>(n));
+  if (code == "f4") return read_elements<float>(file, data_start, static_cast<std::size_t>(n));
+  return read_elements<double>(file, data_start, static_cast<std::size_t>(n));
+}
+
+// ---- text ----
+
+bool may_be_in_number(char c) { return is_digit(c) || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'; }
+
+// Whether `t` is a decimal number: [+-] digits [. digits] [(e|E) [+-] digits], with digits on at
+// least one side of the point. `integer`: it has neither point nor exponent.
+bool is_number(std::string_view t, bool& integer) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < t.size() && is_digit(t[i])) ++i;
+    return i - start;
+  };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  integer = true;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    mantissa += digits();
+    integer = false;
+  }
+  if (mantissa == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    integer = false;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
+
+// Streams the file through a fixed buffer. The values go straight into an int vector while every
+// one is a 32-bit integer, then into a double vector: 4 or 8 bytes a value, however they are written.
+HostData read_text(const InputFile& file, std::size_t max_elements) {
+  // The longest exact decimal form of a double is under 800 digits; no real input comes near this.
+  constexpr std::size_t kLongestNumber = 1000;
+  std::vector<std::int32_t> ints;
+  std::vector<double> doubles;
+  bool all_int = true;
+  std::string token;
+  std::uint64_t token_start = 0;
+
+  auto add = [&] {
+    const std::size_t count = all_int ? ints.size() : doubles.size();
+    if (count == max_elements) throw too_many(file, "more than " + std::to_string(max_elements) + " numbers", max_elements);
+    auto where = [&] { return file.name() + ": the number at byte " + std::to_string(token_start) + " ('" + escaped(token) + "')"; };
+    bool integer = false;
+    if (!is_number(token, integer)) throw InputError(where() + " is not a decimal number");
+    errno = 0;
+    if (all_int && integer) {
+      const long long v = std::strtoll(token.c_str(), nullptr, 10);
+      if (errno != ERANGE && v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max()) {
+        ints.push_back(static_cast<std::int32_t>(v));
+        return;
+      }
+    }
+    if (all_int) {  // the first value that is not a 32-bit integer: the file is read as double
+      all_int = false;
+      doubles.assign(ints.begin(), ints.end());
+      std::vector<std::int32_t>().swap(ints);
+    }
+    errno = 0;
+    const double v = std::strtod(token.c_str(), nullptr);
+    if (errno == ERANGE && std::isinf(v)) throw InputError(where() + " is too large for a double");
+    doubles.push_back(v);  // an underflow to zero or a subnormal is still the nearest double
+  };
+
+  char buffer[1 << 16];
+  std::uint64_t offset = 0;
+  for (;;) {
+    const std::size_t got = file.read_at(offset, buffer, sizeof buffer);
+    for (std::size_t i = 0; i < got; ++i) {
+      const char c = buffer[i];
+      if (is_space(c)) {
+        if (!token.empty()) add(), token.clear();
+        continue;
+      }
+      if (!may_be_in_number(c))
+        throw InputError(file.name() + ": byte " + std::to_string(offset + i) + " is '" + escaped(std::string_view(&c, 1)) +
+                         "', which is neither part of a number nor whitespace");
+      if (token.empty()) token_start = offset + i;
+      if (token.size() == kLongestNumber)
+        throw InputError(file.name() + ": the number at byte " + std::to_string(token_start) + " is longer than " +
+                         std::to_string(kLongestNumber) + " characters");
+      token += c;
+    }
+    if (got < sizeof buffer) break;
+    offset += got;
+  }
+  if (!token.empty()) add();
+  if (all_int) return ints;
+  return doubles;
 }
 
 }  // namespace
 
-HostData load_input(const std::string& path) {
-  const std::string bytes = read_file(path);
-  const bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-  if (npy || bytes.compare(0, 6, "\x93NUMPY") == 0) return parse_npy(bytes, path);
-  return parse_text(bytes, path);
+HostData load_input(const std::string& path, std::size_t max_elements) {
+  const InputFile file(path);
+  const bool npy_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+  char magic[6] = {};
+  const bool npy_magic = file.read_at(0, magic, sizeof magic) == sizeof magic && std::memcmp(magic, "\x93NUMPY", 6) == 0;
+  if (npy_name || npy_magic) return read_npy(file, max_elements);
+  return read_text(file, max_elements);
 }
 
 }  // namespace reduction

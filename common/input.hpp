@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -57,11 +58,14 @@ inline DataType data_type_of(const HostData& data) {
   return std::visit([](const auto& v) { return reduction::data_type_of<typename std::decay_t<decltype(v)>::value_type>(); }, data);
 }
 
-// Loads a 1-D array from `path`:
+// Loads a 1-D array from `path`, which must be a regular file (not a directory, FIFO or device):
 //   .npy: int32 ('<i4'), float32 ('<f4') or float64 ('<f8'), format versions 1 to 3;
-//   anything else: whitespace-separated numbers, int if every one is an integer that fits in
-//   32 bits, otherwise double.
+//   anything else: whitespace-separated decimal numbers, int if every one is an integer that fits
+//   in 32 bits, otherwise double.
+// A file of more than `max_elements` elements is refused as soon as that is known (from a .npy
+// header; in a text file, at the number past the limit), before the rest is read. Memory is
+// proportional to the elements, never to the file's text.
 // Throws InputError with a one-line reason on anything else, and on NaN or infinity.
-HostData load_input(const std::string& path);
+HostData load_input(const std::string& path, std::size_t max_elements = std::numeric_limits<std::size_t>::max());
 
 }  // namespace reduction

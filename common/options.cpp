@@ -2,8 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cctype>
+#include <deque>
 #include <iostream>
+
+#include "escape.hpp"
 
 namespace reduction {
 
@@ -35,6 +40,41 @@ std::optional<std::size_t> parse_count(const std::string& text) {
   return v << shift;
 }
 
+namespace {
+
+// Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
+// and read "" as zero; here each of them is an error.
+std::optional<std::uint64_t> parse_digits(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+// An int in [min, max], written as decimal digits with a '-' in front where negatives are allowed.
+std::optional<int> parse_int(const std::string& text, int min, int max) {
+  const bool negative = min < 0 && !text.empty() && text[0] == '-';
+  const auto magnitude = parse_digits(negative ? text.substr(1) : text);
+  if (!magnitude || *magnitude > std::uint64_t(std::numeric_limits<int>::max()) + 1) return std::nullopt;
+  const long long value = negative ? -static_cast<long long>(*magnitude) : static_cast<long long>(*magnitude);
+  if (value < min || value > max) return std::nullopt;
+  return static_cast<int>(value);
+}
+
+// Physical memory of this machine in bytes, or nothing where the system does not say.
+std::optional<std::uint64_t> host_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::nullopt;
+  return std::uint64_t(pages) * std::uint64_t(page_size);
+}
+
+}  // namespace
+
 std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block) {
   return [=](int b) -> std::optional<std::string> {
     if (b < min_block || b > max_block || (b & (b - 1)) != 0)
@@ -45,14 +85,29 @@ std::function<std::optional<std::string>(int)> power_of_two_block(int min_block,
   };
 }
 
+// CLI11 gets the numbers as text; parse() converts them strictly (see parse_digits).
+struct IntOption {
+  std::string name, text;
+  int* value;  // left as it is unless the option is given
+  int min, max;
+  CLI::Option* option = nullptr;
+};
+
 struct CommandLine::Impl {
   const ChapterInfo& info;
   Options& options;
   CLI::App app;
-  std::string n_text, type_text = "int";
+  std::string n_text, type_text = "int", seed_text;
+  std::deque<IntOption> int_options;  // a deque: CLI11 holds on to each text as more are added
+  CLI::Option* input_option = nullptr;
   std::vector<std::function<std::optional<std::string>()>> checks;
 
   Impl(const ChapterInfo& i, Options& o) : info(i), options(o), app(i.title, i.name) {}
+
+  void add_int(const std::string& name, int& value, const std::string& help, int min, int max) {
+    IntOption& opt = int_options.emplace_back(IntOption{name, std::to_string(value), &value, min, max});
+    opt.option = app.add_option(name, opt.text, help)->type_name("INT")->capture_default_str();
+  }
 };
 
 CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std::make_unique<Impl>(info, options)) {
@@ -62,18 +117,19 @@ CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std:
   options.reps = info.default_reps;
   impl_->n_text = std::to_string(info.default_n);
   impl_->type_text = type_name(info.default_type);
+  impl_->seed_text = std::to_string(options.seed);
   app.add_option("--n", impl_->n_text, "number of elements (also 2^20, 1<<20, 4M)")->capture_default_str();
   if (info.has_type)
     app.add_option("--type", impl_->type_text, "element type")->check(CLI::IsMember({"int", "float", "double"}))
         ->capture_default_str();
-  if (info.has_block) app.add_option("--block", options.block, "threads per block")->capture_default_str();
-  app.add_option("--reps", options.reps, "timed repetitions (the median is reported)")->capture_default_str()
-      ->check(CLI::Range(1, 100000));
-  app.add_option("--warmup", options.warmup, "untimed runs before timing")->capture_default_str()
-      ->check(CLI::Range(0, 100000));
-  app.add_option("--seed", options.seed, "seed of the random input")->capture_default_str();
-  app.add_option("--input", options.input, "read the data from a .npy (int32, float32, float64) or text file; "
-                                           "overrides --n and --type");
+  const int most = std::numeric_limits<int>::max();
+  if (info.has_block) impl_->add_int("--block", options.block, "threads per block", 0, most);
+  impl_->add_int("--reps", options.reps, "timed repetitions (the median is reported)", 1, 100000);
+  impl_->add_int("--warmup", options.warmup, "untimed runs before timing", 0, 100000);
+  app.add_option("--seed", impl_->seed_text, "seed of the random input")->type_name("UINT")->capture_default_str();
+  impl_->input_option = app.add_option("--input", options.input,
+                                       "read the data from a .npy (int32, float32, float64) or text file; "
+                                       "overrides --n and --type");
   if (!info.kernels.empty())
     app.add_option("--kernel", options.kernels, "kernels to run, comma-separated (default: all)")
         ->delimiter(',')
@@ -87,7 +143,7 @@ void CommandLine::add_flag(const std::string& name, bool& value, const std::stri
   impl_->app.add_flag(name, value, help);
 }
 void CommandLine::add_option(const std::string& name, int& value, const std::string& help) {
-  impl_->app.add_option(name, value, help)->capture_default_str();
+  impl_->add_int(name, value, help, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
 }
 void CommandLine::add_option(const std::string& name, std::string& value, const std::string& help,
                              const std::vector<std::string>& choices) {
@@ -102,6 +158,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   auto& app = impl_->app;
   const auto& info = impl_->info;
   auto& options = impl_->options;
+  // Messages quote the user's text through escaped(): stderr gets one line whatever was typed.
   auto fail = [&](const std::string& message) {
     std::cerr << info.name << ": error: " << message << " (see --help)\n";
     return std::optional<int>(2);
@@ -112,13 +169,30 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    for (auto& c : what) if (c == '\n') c = ' ';
-    return fail(what);
+    return fail(escaped(e.what(), 400));
   }
 
+  for (const auto& opt : impl_->int_options) {
+    if (opt.option->count() == 0) continue;
+    const auto value = parse_int(opt.text, opt.min, opt.max);
+    if (!value) {
+      const bool any_int = opt.min == std::numeric_limits<int>::min() && opt.max == std::numeric_limits<int>::max();
+      return fail(opt.name + " must be a whole number" +
+                  (any_int ? "" : " from " + std::to_string(opt.min) + " to " + std::to_string(opt.max)) + ", got '" +
+                  escaped(opt.text) + "'");
+    }
+    *opt.value = *value;
+  }
+  const auto seed = parse_digits(impl_->seed_text);
+  if (!seed)
+    return fail("--seed must be a whole number from 0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max()) +
+                ", got '" + escaped(impl_->seed_text) + "'");
+  options.seed = *seed;
+  if (impl_->input_option->count() > 0 && options.input.empty()) return fail("--input needs a file name, got ''");
+
   auto n = parse_count(impl_->n_text);
-  if (!n) return fail("--n must be a whole number of elements such as 1000, 2^20 or 1<<20, got '" + impl_->n_text + "'");
+  if (!n)
+    return fail("--n must be a whole number of elements such as 1000, 2^20 or 1<<20, got '" + escaped(impl_->n_text) + "'");
   options.n = *n;
   options.type = *parse_type(impl_->type_text);
   if (options.input.empty() && (options.n < info.min_n || options.n > info.max_n)) {
@@ -140,6 +214,22 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
   for (auto& check : impl_->checks)
     if (auto why = check()) return fail(*why);
+
+  // Last, so that a chapter's own limit (one block: 2048 elements) is the reason given where it
+  // applies. The generated input alone takes n elements of host memory; a size the machine cannot
+  // hold is refused here, before anything is allocated.
+  if (options.input.empty()) {
+    const std::uint64_t element = options.type == DataType::Double ? 8 : 4;
+    const auto memory = host_memory_bytes();
+    if (memory && options.n > *memory / element) {
+      const std::string needed = options.n > std::numeric_limits<std::uint64_t>::max() / element
+                                     ? "more than " + std::to_string(std::numeric_limits<std::uint64_t>::max())
+                                     : std::to_string(options.n * element);
+      return fail("--n " + std::to_string(options.n) + " is too large: " + std::to_string(options.n) + " " +
+                  type_name(options.type) + " elements take " + needed + " bytes, and this machine has " +
+                  std::to_string(*memory) + " bytes of memory");
+    }
+  }
   return std::nullopt;
 }
 

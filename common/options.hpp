@@ -3,7 +3,9 @@
 // A chapter describes itself in a ChapterInfo; CommandLine registers the common options from it
 // (--n, --type, --block, --reps, --warmup, --seed, --input, --kernel, --json), lets the chapter add
 // its own (--op, --trace, ...), then parses and validates everything before the program touches
-// a GPU, so a bad option exits with status 2 on any machine. CLI11 stays inside options.cpp.
+// a GPU, so a bad option exits with status 2 on any machine. Numbers are decimal digits, range-
+// checked (never wrapped, clamped or read from an empty string), and --n must fit in the host's
+// memory. CLI11 stays inside options.cpp.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +65,7 @@ class CommandLine {
   CommandLine& operator=(const CommandLine&) = delete;
 
   void add_flag(const std::string& name, bool& value, const std::string& help);
+  // An int option: an optional '-' and decimal digits, within int's range.
   void add_option(const std::string& name, int& value, const std::string& help);
   // A string option; with `choices`, any other value is refused.
   void add_option(const std::string& name, std::string& value, const std::string& help,

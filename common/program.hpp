@@ -57,7 +57,7 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   HostData data;
   std::string source;
   if (!options.input.empty()) {
-    data = load_input(options.input);
+    data = load_input(options.input, info.max_n);
     source = "file " + options.input;
     const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
     if (n < info.min_n || n > info.max_n)

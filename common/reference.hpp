@@ -12,6 +12,9 @@
 // where u is the unit roundoff (half the machine epsilon). A sequential loop has depth n - 1, a
 // balanced tree ceil(log2 n); each chapter states the depth of its own summation order, and its
 // tests use the bound as their tolerance. min and max round nothing: they are compared exactly.
+//
+// A float or double sum whose partial sums may overflow the type, or a product that does, is
+// refused with InputError (exit status 2): no result computed in the type could be checked.
 #pragma once
 
 #include <algorithm>
@@ -19,12 +22,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "errors.hpp"
 #include "ops.hpp"
 #include "parallel.hpp"
+#include "types.hpp"
 
 namespace reduction {
 
@@ -76,6 +82,17 @@ inline std::size_t pairwise_depth(std::size_t n, unsigned workers) {
   return kLeaf + halvings + ceil_log2(workers);
 }
 
+// Refuses (InputError) a reduction whose partial results may leave T's finite range. `what`: "sum",
+// "product"; `size`: how large they may get.
+template <typename T> void check_fits(const char* what, long double size, const char* measure) {
+  if (size <= std::numeric_limits<T>::max()) return;
+  std::ostringstream message;
+  message << "the " << what << " does not fit in " << type_name(data_type_of<T>()) << ": " << measure << " is "
+          << size << ", above the largest " << type_name(data_type_of<T>()) << ", "
+          << std::numeric_limits<T>::max();
+  throw InputError(message.str());
+}
+
 }  // namespace detail
 
 // Sum reference. Integers: exact modulo 2^32. Floats: pairwise in a wider type, in parallel.
@@ -110,6 +127,12 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
     });
     W total = 0, abs_total = 0;
     for (unsigned w = 0; w < workers; ++w) total += partial[w], abs_total += partial_abs[w];
+    // Whatever order a kernel adds in, each of its partial sums is a sum of some of the elements,
+    // at most sum |x| in magnitude (give or take the rounding of its additions). Up to T's largest
+    // finite value no order can overflow. Past it some orders may (all positive elements first,
+    // say) and others not, so an infinite result would say which order a kernel chose, not whether
+    // it is right: such an input cannot check a kernel, and is refused.
+    detail::check_fits<T>("sum", abs_total, "the sum of the elements' magnitudes");
     ref.precise = total;
     ref.value = static_cast<T>(total);
     // sum |x| itself is computed sequentially per worker: allow for its own rounding error.
@@ -127,6 +150,9 @@ template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std
     using W = detail::WideFloat<T>;
     W p = 1;
     for (std::size_t i = 0; i < n; ++i) p *= static_cast<W>(x[i]);
+    // Only the product itself is checked: bounding every order's partial products, as the sum
+    // does, would refuse the long runs of values near 1 that chapter 01 multiplies.
+    detail::check_fits<T>("product", std::fabs(static_cast<long double>(p)), "its magnitude");
     Reference<T> ref;
     ref.precise = p;
     ref.value = static_cast<T>(p);

@@ -1,4 +1,9 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
@@ -15,16 +20,34 @@ std::string temp_file(const std::string& name, const std::string& contents) {
   return path;
 }
 
-std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  while ((10 + header.size() + 1) % 64) header += ' ';
+// A .npy file with the given header dictionary, in format version 1, 2 or 3.
+std::string npy_with_header(std::string header, const std::string& data, int version = 1) {
+  const std::size_t preamble = version == 1 ? 10 : 12;
+  while ((preamble + header.size() + 1) % 64) header += ' ';
   header += '\n';
   std::string out = "\x93NUMPY";
-  out += '\x01';
+  out += static_cast<char>(version);
   out += '\x00';
-  out += static_cast<char>(header.size() & 0xFF);
-  out += static_cast<char>(header.size() >> 8);
+  for (std::size_t i = 0; i < preamble - 8; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
   return out + header + data;
+}
+
+std::string npy(const std::string& descr, const std::string& shape, const std::string& data, int version = 1) {
+  return npy_with_header("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data, version);
+}
+
+template <typename T> std::string bytes_of(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// The message load_input refuses `path` with, or "" if it loads.
+std::string refusal(const std::string& path, std::size_t max_elements = std::numeric_limits<std::size_t>::max()) {
+  try {
+    load_input(path, max_elements);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 }  // namespace
 
@@ -80,4 +103,124 @@ TEST_CASE("text files: integers stay int, anything else is double", "[input]") {
   CHECK(data_type_of(data) == DataType::Double);  // does not fit in 32 bits
   CHECK_THROWS_AS(load_input(temp_file("word.txt", "1 two 3")), InputError);
   CHECK_THROWS_AS(load_input(temp_file("nan.txt", "1 nan")), InputError);
+}
+
+TEST_CASE("npy: versions 1 to 3, Fortran order for 1-D, other keys ignored", "[input]") {
+  const std::string data = bytes_of(std::vector<float>{1.5f, 2.5f});
+  for (int version : {1, 2, 3}) {
+    INFO("version " << version);
+    auto loaded = load_input(temp_file("v.npy", npy("<f4", "(2,)", data, version)));
+    CHECK(std::get<std::vector<float>>(loaded) == std::vector<float>{1.5f, 2.5f});
+  }
+  auto fortran = load_input(temp_file("f.npy", npy_with_header("{'descr': '<f4', 'fortran_order': True, 'shape': (2,)}", data)));
+  CHECK(std::get<std::vector<float>>(fortran).size() == 2);
+  // The old reader took the first "'shape': (" in the text, here inside a string: 16 elements.
+  auto decoy = load_input(temp_file("decoy.npy", npy_with_header("{'note': \"'shape': (16,)\", 'descr': '<f4', "
+                                                                 "'fortran_order': False, 'shape': (2,), }",
+                                                                 data)));
+  CHECK(std::get<std::vector<float>>(decoy) == std::vector<float>{1.5f, 2.5f});
+}
+
+TEST_CASE("npy: a header of any length is parsed without recursion", "[input]") {
+  // std::regex recursed once per character of these and overflowed the stack (SIGSEGV).
+  const std::string one = bytes_of(std::vector<float>{1.0f});
+  const std::string spaces(40000, ' ');
+  auto spaced = load_input(temp_file("spaces.npy", npy("<f4", "(" + spaces + "1," + spaces + ")", one, 2)));
+  CHECK(std::get<std::vector<float>>(spaced).size() == 1);
+  const std::string long_descr = refusal(temp_file("descr.npy", npy("<f4" + std::string(40000, 'x'), "(1,)", one, 2)));
+  CHECK(long_descr.find("unsupported dtype") != std::string::npos);
+  CHECK(long_descr.size() < 1000);  // the echoed descr is cut short
+  CHECK(refusal(temp_file("dims.npy", npy("<f4", "(" + std::string(40000, '1') + ",)", one, 2))) != "");
+}
+
+TEST_CASE("npy: sizes are checked against the file before anything is allocated", "[input]") {
+  // 2^62 float32 elements: n * 4 wrapped to 0 and passed the old length check.
+  CHECK(refusal(temp_file("wrap.npy", npy("<f4", "(4611686018427387904,)", ""))).find("more than 2^64") != std::string::npos);
+  CHECK(refusal(temp_file("wrap8.npy", npy("<f8", "(2305843009213693952,)", ""))) != "");
+  // Too many digits for 64 bits: std::stoull threw out_of_range, reported as an internal error.
+  CHECK(refusal(temp_file("digits.npy", npy("<i4", "(99999999999999999999999999,)", ""))).find("64 bits") != std::string::npos);
+  // A header length beyond the end of the file (version 2 allows 4 GiB).
+  std::string huge_header = "\x93NUMPY";
+  huge_header += std::string("\x02\x00\xff\xff\xff\xff", 6) + "{}";
+  CHECK(refusal(temp_file("header_len.npy", huge_header)).find("header is 4294967295 bytes") != std::string::npos);
+  const std::string three = bytes_of(std::vector<std::int32_t>{1, 2, 3});
+  const std::string full = npy("<i4", "(3,)", three);
+  for (std::size_t cut : {std::size_t(0), std::size_t(5), std::size_t(9), std::size_t(11), std::size_t(40), full.size() - 1}) {
+    INFO("cut at " << cut);
+    CHECK(refusal(temp_file("cut.npy", full.substr(0, cut))) != "");
+  }
+  CHECK(refusal(temp_file("long.npy", full + "x")) != "");  // trailing bytes
+}
+
+TEST_CASE("npy: malformed dictionaries are refused with a reason", "[input]") {
+  const std::string one = bytes_of(std::vector<std::int32_t>{7});
+  for (const char* header : {"{'descr': '<i4', 'fortran_order': False}", "{'descr': '<i4', 'shape': (1,), 'shape': (1,), 'fortran_order': False}",
+                             "{'descr': '<i4', 'fortran_order': False, 'shape': (1)}", "{'descr': '<i4', 'fortran_order': Maybe, 'shape': (1,)}",
+                             "{'descr': '<i4', 'fortran_order': False, 'shape': (1,)} extra", "{'descr: '<i4', 'fortran_order': False, 'shape': (1,)}",
+                             "{'descr': '<i4', 'fortran_order': False, 'shape': (1,)", "{'descr': '>i4', 'fortran_order': False, 'shape': (1,)}",
+                             "{'descr': '<i4', 'fortran_order': False, 'shape': (-1,)}", "{'descr': '<i4', 'fortran_order': False, 'shape': ()}",
+                             "[('a', '<i4')]", ""}) {
+    INFO(header);
+    const std::string why = refusal(temp_file("bad.npy", npy_with_header(header, one)));
+    CHECK(why.find("bad.npy") != std::string::npos);
+  }
+  auto ok = load_input(temp_file("ok.npy", npy_with_header("{\"descr\":\"<i4\",\"fortran_order\":False,\"shape\":(1L,)}", one)));
+  CHECK(std::get<std::vector<std::int32_t>>(ok) == std::vector<std::int32_t>{7});
+}
+
+TEST_CASE("only regular files are read, and they are refused at once", "[input]") {
+  CHECK(refusal("").find("names no file") != std::string::npos);
+  CHECK(refusal(".").find("is a directory") != std::string::npos);
+  CHECK(refusal("/dev/zero").find("not a regular file") != std::string::npos);  // was read until memory ran out
+  const std::string fifo = "reduction_test_fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(refusal(fifo).find("is a FIFO") != std::string::npos);  // opening it waited for a writer forever
+  std::remove(fifo.c_str());
+}
+
+TEST_CASE("the element limit stops reading early", "[input]") {
+  CHECK(refusal(temp_file("three.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3}))), 2)
+            .find("holds 3 elements; this program takes at most 2") != std::string::npos);
+  CHECK(refusal(temp_file("three.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3}))), 3) == "");
+  // The garbage after the limit is never reached: the count is what is refused.
+  std::string many;
+  for (int i = 0; i < 3000; ++i) many += "1 ";
+  const std::string why = refusal(temp_file("many.txt", many + "garbage"), 2048);
+  CHECK(why.find("more than 2048 numbers") != std::string::npos);
+  CHECK(refusal(temp_file("exact.txt", std::string(2 * 2048, ' ').replace(0, 1, "5")), 1) == "");
+}
+
+TEST_CASE("text: every byte is part of a number or whitespace", "[input]") {
+  // Read as three numbers with a sum of 7 before: the NUL ended a token silently.
+  const std::string nul = refusal(temp_file("nul.txt", std::string("1 2\0 3 4", 8)));
+  CHECK(nul.find("byte 3 is '\\x00'") != std::string::npos);
+  const std::string binary = refusal(temp_file("binary.txt", "12 \x1b[31m\n"));
+  CHECK(binary.find("byte 3 is '\\x1b'") != std::string::npos);
+  CHECK(binary.find('\x1b') == std::string::npos);
+  CHECK(binary.find('\n') == std::string::npos);
+  for (const char* bad : {"1 2x", "1 - 2", "1e", "1.2.3", "--4", ".", "1e5e5", "0x10", "inf", "nan", "1,2"}) {
+    INFO(bad);
+    CHECK(refusal(temp_file("bad.txt", bad)) != "");
+  }
+  CHECK(refusal(temp_file("huge.txt", "1 1e999")).find("too large for a double") != std::string::npos);
+  CHECK(refusal(temp_file("digits.txt", std::string(5000, '9'))).find("longer than") != std::string::npos);
+  auto mixed = load_input(temp_file("forms.txt", "+1 -2. .5 1e2\r\n2E-1\v\f99999999999999999999 1e-400"));
+  CHECK(std::get<std::vector<double>>(mixed) == std::vector<double>{1, -2, 0.5, 100, 0.2, 1e20, 0});
+  auto ints = load_input(temp_file("ints_limits.txt", "-2147483648 2147483647 +0"));
+  const std::int32_t lowest = std::numeric_limits<std::int32_t>::min(), highest = std::numeric_limits<std::int32_t>::max();
+  CHECK(std::get<std::vector<std::int32_t>>(ints) == std::vector<std::int32_t>{lowest, highest, 0});
+  CHECK(data_type_of(load_input(temp_file("past_int.txt", "-2147483649"))) == DataType::Double);
+  auto empty = load_input(temp_file("empty.txt", " \n\t"));
+  CHECK(std::get<std::vector<std::int32_t>>(empty).empty());
+}
+
+TEST_CASE("text: numbers across the read buffer's edge are read whole", "[input]") {
+  std::string text;
+  std::vector<std::int32_t> expected;
+  for (std::int32_t i = 0; text.size() < 200000; ++i) {
+    text += std::to_string(i * 7919) + (i % 3 ? " " : "\n");
+    expected.push_back(i * 7919);
+  }
+  CHECK(std::get<std::vector<std::int32_t>>(load_input(temp_file("long.txt", text))) == expected);
 }

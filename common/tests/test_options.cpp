@@ -1,3 +1,6 @@
+#include <iostream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "common/options.hpp"
@@ -10,6 +13,18 @@ std::optional<int> parse(CommandLine& cli, std::vector<const char*> args) {
   args.insert(args.begin(), "prog");
   return cli.parse(static_cast<int>(args.size()), args.data());
 }
+// Holds what parse() writes on std::cerr while it lives.
+class CapturedErrors {
+ public:
+  CapturedErrors() : previous_(std::cerr.rdbuf(text_.rdbuf())) {}
+  ~CapturedErrors() { std::cerr.rdbuf(previous_); }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::streambuf* previous_;
+};
+
 ChapterInfo info() {
   ChapterInfo i;
   i.name = "99_test";
@@ -59,4 +74,102 @@ TEST_CASE("options are parsed and validated", "[options]") {
   CommandLine cli(i, o);
   CHECK_FALSE(parse(cli, {}));
   CHECK(o.kernels == i.kernels);  // default: every kernel
+}
+
+TEST_CASE("numbers that CLI11 2.1 would wrap, clamp or read as zero are refused", "[options]") {
+  const auto i = info();
+  // Before: --seed -1 wrapped to 2^64 - 1, 18446744073709551616 clamped to it, '' read as 0.
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"--seed", "-1"}, {"--seed", "18446744073709551616"}, {"--seed", ""}, {"--seed", "1x"}, {"--seed", " 1"},
+           {"--seed", "+1"}, {"--seed", "0x10"}, {"--block", ""}, {"--block", "-128"}, {"--block", "1e2"},
+           {"--reps", ""}, {"--reps", "99999999999999999999"}, {"--warmup", ""}, {"--warmup", "-1"},
+           {"--input", ""}, {"--n", ""}, {"--type", ""}, {"--kernel", ""}, {"--kernel", ","}}) {
+    Options o;
+    CommandLine cli(i, o);
+    CapturedErrors errors;
+    INFO(bad[0] << " '" << bad[1] << "'");
+    CHECK(parse(cli, bad) == 2);
+    const std::string err = errors.text();
+    CHECK(err.find('\n') == err.size() - 1);  // exactly one line
+  }
+  Options o;
+  CommandLine cli(i, o);
+  CHECK_FALSE(parse(cli, {"--seed", "18446744073709551615", "--reps", "7", "--warmup", "0"}));
+  CHECK(o.seed == 18446744073709551615ull);
+  CHECK(o.reps == 7);
+  CHECK(o.warmup == 0);
+}
+
+TEST_CASE("a chapter's own int options are parsed strictly", "[options]") {
+  const auto i = info();
+  for (const char* bad : {"", "abc", "2147483648", "-2147483649", "1.5", "7 ", "99999999999999999999999"}) {
+    Options o;
+    int coarse = 0;
+    CommandLine cli(i, o);
+    cli.add_option("--coarse", coarse, "a factor");
+    CapturedErrors errors;
+    INFO("'" << bad << "'");
+    CHECK(parse(cli, {"--coarse", bad}) == 2);  // '' was read as 0 before
+    CHECK(errors.text().find("--coarse must be a whole number") != std::string::npos);
+  }
+  for (auto [text, value] : std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
+    Options o;
+    int coarse = 0;
+    CommandLine cli(i, o);
+    cli.add_option("--coarse", coarse, "a factor");
+    CHECK_FALSE(parse(cli, {"--coarse", text}));
+    CHECK(coarse == value);
+  }
+  Options o;
+  int coarse = 5, other = 6;
+  CommandLine cli(i, o);
+  cli.add_option("--coarse", coarse, "a factor");
+  cli.add_option("--other", other, "another");  // the first option's text must survive a second
+  CHECK_FALSE(parse(cli, {"--coarse", "3"}));
+  CHECK(coarse == 3);
+  CHECK(other == 6);  // defaults stay
+}
+
+TEST_CASE("an --n that no machine can hold is refused before anything is allocated", "[options]") {
+  ChapterInfo i = info();
+  i.max_n = std::numeric_limits<std::size_t>::max();
+  // Before: accepted, and std::vector failed with "cannot create std::vector larger than max_size()".
+  for (const char* n : {"2^62", "9999999999999999999", "2^50", "1<<60", "16777216G"}) {
+    for (const char* type : {"int", "double"}) {
+      Options o;
+      CommandLine cli(i, o);
+      CapturedErrors errors;
+      INFO(n << " " << type);
+      CHECK(parse(cli, {"--n", n, "--type", type}) == 2);
+      CHECK(errors.text().find("too large") != std::string::npos);
+      CHECK(errors.text().find("bytes of memory") != std::string::npos);
+    }
+  }
+  Options o;
+  CommandLine cli(i, o);
+  CHECK_FALSE(parse(cli, {"--n", "2^20", "--type", "double"}));
+  Options with_input;
+  CommandLine cli2(i, with_input);
+  CHECK_FALSE(parse(cli2, {"--n", "2^62", "--input", "file.npy"}));  // --input overrides --n
+}
+
+TEST_CASE("error messages show the user's text on one line, control characters escaped", "[options]") {
+  const auto i = info();
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"--n", "1\n"}, {"--seed", "\x1b[2J"}, {"--type", "fl\noat"}, {"--kernel", "a\r\nb"}, {"--bogus\n"}}) {
+    Options o;
+    CommandLine cli(i, o);
+    CapturedErrors errors;
+    INFO(bad[0]);
+    CHECK(parse(cli, bad) == 2);
+    const std::string err = errors.text();
+    CHECK(err.find('\n') == err.size() - 1);
+    CHECK(err.find('\x1b') == std::string::npos);
+    CHECK(err.find('\r') == std::string::npos);
+  }
+  Options o;
+  CommandLine cli(i, o);
+  CapturedErrors errors;
+  CHECK(parse(cli, {"--n", "1\n"}) == 2);
+  CHECK(errors.text().find("got '1\\n'") != std::string::npos);
 }

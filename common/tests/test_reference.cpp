@@ -76,3 +76,36 @@ TEST_CASE("the parallel reference agrees with a sequential exact sum", "[referen
   for (auto v : x) s += v;
   CHECK(reference_sum(x.data(), x.size()).value == static_cast<std::int32_t>(static_cast<std::uint32_t>(s)));
 }
+
+namespace {
+template <typename T> std::string refusal(const std::vector<T>& x) {
+  try {
+    reference_sum(x.data(), x.size());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a sum whose partial sums may overflow the type is refused", "[reference]") {
+  // Four float32 values of 3e38: the reference was inf, and so was the kernel, reported as wrong.
+  const std::string why = refusal(std::vector<float>(4, 3e38f));
+  CHECK(why.find("the sum does not fit in float") != std::string::npos);
+  CHECK(refusal(std::vector<double>(4, 1e308)).find("does not fit in double") != std::string::npos);
+  // Cancelling terms do not help: adding the positive ones first overflows.
+  CHECK(refusal(std::vector<float>{3e38f, 3e38f, -3e38f, -3e38f}) != "");
+  // Large but safe: every order stays finite.
+  CHECK(refusal(std::vector<float>{1e38f, 1e38f, 1e38f}) == "");
+  CHECK(refusal(std::vector<float>{std::numeric_limits<float>::max()}) == "");
+  CHECK(refusal(std::vector<double>(4, 1e307)) == "");
+}
+
+TEST_CASE("a product that overflows the type is refused", "[reference]") {
+  std::vector<float> x = {1e30f, 1e30f};
+  CHECK_THROWS_AS(reference_reduce<Product>(x.data(), x.size()), InputError);
+  std::vector<float> y = {1e30f, 1e30f, 1e-30f};
+  CHECK(std::fabs(reference_reduce<Product>(y.data(), y.size()).value - 1e30f) <= 1e24f);
+  std::vector<float> big = {3e38f, 3e38f};
+  CHECK(reference_reduce<Max>(big.data(), big.size()).value == 3e38f);  // min and max never overflow
+}
