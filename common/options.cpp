@@ -168,6 +168,17 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp& e) {
     std::cout << app.help();
     return 0;
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11 says "not expected: 64 --block"; a student needs to hear which option this chapter lacks.
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg.size() < 2 || arg[0] != '-' || (arg[1] != '-' && std::isdigit(static_cast<unsigned char>(arg[1]))))
+        continue;
+      const std::string name = arg.substr(0, arg.find('='));
+      if (!app.get_option_no_throw(name))
+        return fail(escaped(name, 100) + " is not an option of " + info.name);
+    }
+    return fail(escaped(e.what(), 400));
   } catch (const CLI::ParseError& e) {
     return fail(escaped(e.what(), 400));
   }
