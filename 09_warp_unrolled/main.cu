@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(1, 1024);
   for (const char* name : ch09::variant_names()) info.kernels.push_back(name);
   info.default_n = std::size_t(1) << 28;  // 1 GiB of int: twenty times an H100's L2
+  info.device_room = device_room;  // a GPU too small for --n is told before the input is made
 
   Options options;
   std::string op_text = "sum", sizes_text;

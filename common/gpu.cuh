@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,10 @@ struct GpuStatus {
 // with no driver or no device the call fails (cudaErrorNoDevice, cudaErrorInsufficientDriver,
 // ...) rather than returning zero, and that error would otherwise surface at the first launch.
 GpuStatus probe_gpu();
+
+// Why the GPU, if there is one, cannot hold an input of `bytes` (with room left for the runtime
+// and the results), naming both sizes; nothing if it can, or if there is no usable GPU.
+std::optional<std::string> device_room(std::size_t bytes);
 
 struct DeviceInfo {
   std::string name;

@@ -37,6 +37,9 @@ struct ChapterInfo {
   std::size_t max_n = std::numeric_limits<std::size_t>::max();
   std::string max_n_reason;  // why max_n, and which chapter lifts it
   int default_reps = 20;
+  // For GPU chapters: why a GPU that is present cannot hold `bytes` of input, or nothing if it can
+  // (or if there is no GPU: the analysis still runs). Asked before any input is generated.
+  std::function<std::optional<std::string>(std::size_t bytes)> device_room;
 };
 
 struct Options {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "escape.hpp"
 #include "input.hpp"
 #include "options.hpp"
 
@@ -58,16 +59,18 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   std::string source;
   if (!options.input.empty()) {
     data = load_input(options.input, info.max_n);
-    source = "file " + options.input;
+    source = "file " + escaped(options.input, 200);
     const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
     if (n < info.min_n || n > info.max_n)
-      throw InputError(options.input + " holds " + std::to_string(n) + " elements; this chapter takes " +
+      throw InputError(escaped(options.input, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
                        std::to_string(info.min_n) + " to " + std::to_string(info.max_n) +
                        (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")"));
   } else {
     source = "random, seed " + std::to_string(options.seed);
     dispatch_type(options.type, [&](auto tag) {
       using T = typename decltype(tag)::type;
+      if (info.device_room)  // refuse what the GPU cannot hold before filling host memory with it
+        if (auto why = info.device_room(options.n * sizeof(T))) throw InputError(*why);
       data = generate_input<T>(options.n, options.seed, d);
     });
   }

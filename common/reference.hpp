@@ -201,7 +201,8 @@ template <typename T> bool bound_says_something(const Reference<T>& ref, long do
 template <typename T> std::string unchecked_reason(const Reference<T>& ref, long double tol, std::size_t depth) {
   if (bound_says_something(ref, tol)) return "";
   return "its error bound, gamma(" + std::to_string(depth) +
-         ") sum|x|, is not smaller than sum|x|: it cannot tell right from wrong";
+         ") times the scale of the result (sum|x|, or |result| for a product), is no smaller than that scale: "
+         "it cannot tell right from wrong";
 }
 
 }  // namespace reduction

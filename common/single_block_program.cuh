@@ -36,6 +36,9 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
   info.min_n = 0;  // n = 0 and n > 2048 are refused by check_input, which says why and what to use instead
   info.default_reps = 100;
   info.default_n = kMaxElements;  // the most one block can take
+  info.max_n = kMaxElements;      // a larger file is refused as soon as it is seen to be larger
+  info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) + " elements, two for each of its at most " +
+                      std::to_string(kMaxThreads) + " threads; 06_hierarchical lifts the limit with many blocks";
 
   Options options;
   bool trace = false;
