@@ -335,7 +335,8 @@ bool is_number(std::string_view t, bool& integer) {
 // Streams the file through a fixed buffer. The values go straight into an int vector while every
 // one is a 32-bit integer, then into a double vector: 4 or 8 bytes a value, however they are written.
 HostData read_text(const InputFile& file, std::size_t max_elements) {
-  // The longest exact decimal form of a double is under 800 digits; no real input comes near this.
+  // A double needs 17 significant digits; even its exact decimal value, written with an exponent,
+  // takes under 800 characters. A longer "number" is refused before it costs anything.
   constexpr std::size_t kLongestNumber = 1000;
   std::vector<std::int32_t> ints;
   std::vector<double> doubles;
