@@ -455,12 +455,7 @@ int main(int argc, char** argv) {
 
           // The reference comes first: the report shows it even without a GPU.
           const auto ref = reference_reduce<Op>(data.data(), n);
-          if (ref.exact)
-            report.set_reference(ref, 0);
-          else
-            report.set_reference(json_value(ref.value),
-                                 "higher-precision CPU sum; each kernel passes within the error bound "
-                                 "of its own summation order (column tolerance)");
+          describe_reference(report, ref);
 
           // The analysis: where each variant's tree steps run, for this block size.
           const int block = options.block;
