@@ -19,8 +19,10 @@ function(reduction_add_fuzz_test)
     message(WARNING "python3 was not found: the fuzz test (common.fuzz) is left out")
   endif()
 
+  # Programs that CPU tests run besides the chapters' own (chapter 10's mpirun program, say).
+  get_property(extra GLOBAL PROPERTY REDUCTION_CPU_TEST_PROGRAMS)
   add_custom_target(cpu_tests)
-  add_dependencies(cpu_tests common_cpu_tests ${chapters})
+  add_dependencies(cpu_tests common_cpu_tests ${chapters} ${extra})
   foreach(chapter IN LISTS chapters)
     if(TARGET ${chapter}_cpu_tests)
       add_dependencies(cpu_tests ${chapter}_cpu_tests)

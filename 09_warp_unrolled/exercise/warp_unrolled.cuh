@@ -316,7 +316,7 @@ std::size_t shuffle_depth(std::size_t n, int block) {
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
 //    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. The
-//    thread's last round, with fewer vectors left, is issued the same way: all at once.
+//    thread's last vectors, fewer than kLoadsInFlight, follow one at a time.
 //  - kOnePass: instead of a second launch over the block results, the last block to finish adds
 //    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
 //    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
@@ -378,8 +378,7 @@ __device__ T wide_partial(const T* input, std::size_t n) {
   //  - kChunked: block b takes vectors [b * chunk, (b + 1) * chunk), chunk = ceil(vectors / gridDim.x),
   //    its threads striding by blockDim.x; otherwise the whole grid strides over all vectors;
   //  - issue kLoadsInFlight loads into an array (#pragma unroll) before adding any of them;
-  //    then the thread's last round (fewer than kLoadsInFlight vectors left) the same way: every
-  //    load, each under `if (i + k * step < end)`, before the first addition.
+  //    then the thread's last vectors (fewer than kLoadsInFlight) one at a time.
   return Op::template identity<T>();
 }
 
