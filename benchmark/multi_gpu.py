@@ -26,18 +26,11 @@ import signal
 import subprocess
 import sys
 
+from benchmark import parse_count  # the sizes as the programs write them: 2^30, 1<<30
+
 TUNING = re.compile(r"AllReduce: (\d+) Bytes -> Algo (\w+) proto (\w+)")
 
 
-def parse_count(text):
-    text = text.strip()
-    if "^" in text:
-        base, exp = text.split("^")
-        return int(base) ** int(exp)
-    if "<<" in text:
-        base, exp = text.split("<<")
-        return int(base) << int(exp)
-    return int(text)
 
 
 def cache_value(build, key):
