@@ -36,8 +36,7 @@ std::optional<std::string> device_room(std::size_t bytes) {
   if (!probe_gpu().usable) return std::nullopt;
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  constexpr std::size_t kSlack = std::size_t(64) << 20;  // the runtime's own, results and scratch
-  if (bytes <= free_bytes && free_bytes - bytes >= kSlack) return std::nullopt;
+  if (bytes <= free_bytes && free_bytes - bytes >= kDeviceSlackBytes) return std::nullopt;
   char buf[200];
   std::snprintf(buf, sizeof buf, "the input needs %.2f GiB of device memory and the GPU has %.2f GiB free; choose a smaller --n",
                 bytes / double(std::size_t(1) << 30), free_bytes / double(std::size_t(1) << 30));

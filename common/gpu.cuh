@@ -26,6 +26,9 @@ struct GpuStatus {
 // ...) rather than returning zero, and that error would otherwise surface at the first launch.
 GpuStatus probe_gpu();
 
+// Device memory a program leaves free beside its input: the runtime's own, results and scratch.
+constexpr std::size_t kDeviceSlackBytes = std::size_t(64) << 20;
+
 // Why the GPU, if there is one, cannot hold an input of `bytes` (with room left for the runtime
 // and the results), naming both sizes; nothing if it can, or if there is no usable GPU.
 std::optional<std::string> device_room(std::size_t bytes);

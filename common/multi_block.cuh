@@ -30,18 +30,10 @@ template <typename T>
 using MultiBlockVariant = Variant<MultiBlockLaunch<T>>;
 
 namespace detail {
-constexpr std::size_t kDeviceSlack = std::size_t(64) << 20;  // left for the runtime, results and scratch
-
 inline std::size_t free_device_bytes() {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   return free_bytes;
-}
-
-inline std::string gibibytes(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / double(std::size_t(1) << 30));
-  return buf;
 }
 }  // namespace detail
 
@@ -51,7 +43,7 @@ inline std::string gibibytes(std::size_t bytes) {
 // memory (the copy needs a source and a destination).
 inline std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_bytes, std::size_t free_bytes) {
   constexpr std::size_t kLargest = std::size_t(2) << 30;
-  const std::size_t room = free_bytes > detail::kDeviceSlack ? (free_bytes - detail::kDeviceSlack) / 2 : 0;
+  const std::size_t room = free_bytes > kDeviceSlackBytes ? (free_bytes - kDeviceSlackBytes) / 2 : 0;
   return std::min({std::max(input_bytes, 8 * l2_bytes), kLargest, room});
 }
 
@@ -82,10 +74,8 @@ class MultiBlockBench {
   MultiBlockBench(const std::vector<T>& data, const Reference<T>& ref, const Options& options, const DeviceInfo& device)
       : n_(data.size()), ref_(ref), options_(options), result_(1) {
     const std::size_t input_bytes = n_ * sizeof(T);
+    if (auto why = device_room(input_bytes)) throw InputError(*why);  // a file's data, say, too large
     const std::size_t free_bytes = detail::free_device_bytes();
-    if (input_bytes + detail::kDeviceSlack > free_bytes)
-      throw InputError("the input needs " + detail::gibibytes(input_bytes) + " of device memory and the GPU has " +
-                       detail::gibibytes(free_bytes) + " free; choose a smaller --n");
     ceiling_bytes_ = copy_ceiling_bytes(input_bytes, device.l2_bytes, free_bytes);
     if (ceiling_bytes_ > 0) ceiling_gbps_ = measure_copy_ceiling_gbps(ceiling_bytes_, options.warmup, options.reps);
     input_ = DeviceBuffer<T>(data);
