@@ -1,11 +1,6 @@
-// The GPU half of the multi-block chapters' programs (06 to 09): the input on the device, the
-// memory-bandwidth ceiling measured in the same run, and each variant of a chapter's registry
-// checked, timed and compared with that ceiling.
-//
-// A chapter program computes its reference and writes its analysis into the report, then
-//  - hands its registry to run_multi_block_chapter(), which does the rest; or
-//  - drives a MultiBlockBench itself, to choose what runs next from what it measured (chapter
-//    07's sweep) or to add its own columns, and ends with bench.describe(report), report.finish().
+// The GPU half of the multi-block chapters (06 to 09), used by common/driver.cuh: the input on the
+// device (in rotating copies when it would fit in L2), the ceilings measured in the same run, and
+// the check and timing of one variant, or of several alternating run by run.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +16,7 @@
 #include "gpu.cuh"
 #include "measure.cuh"
 #include "options.hpp"
+#include "read_ceiling.cuh"
 #include "reference.hpp"
 #include "report.hpp"
 #include "variants.cuh"
@@ -28,14 +25,6 @@ namespace reduction {
 
 template <typename T>
 using MultiBlockVariant = Variant<MultiBlockLaunch<T>>;
-
-namespace detail {
-inline std::size_t free_device_bytes() {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return free_bytes;
-}
-}  // namespace detail
 
 // Bytes of the device-to-device copy that sets the ceiling: as many as the input, but at least
 // eight times the L2 cache, so that the copy streams from DRAM rather than from cache. Past that
@@ -55,95 +44,174 @@ inline std::string index_width_note(std::size_t largest_index) {
   return at + ": past 2^32 - 1, int and unsigned indices would both wrap; 64 bits are needed";
 }
 
-// Puts the reference into the report. It is part of the analysis, so it is there with or without
-// a GPU; each kernel's float tolerance depends on its own order and is a column of its run.
-template <typename T> void describe_reference(Report& report, const Reference<T>& ref) {
-  if (ref.exact)
-    report.set_reference(ref, 0);
-  else
-    report.set_reference(json_value(ref.value),
-                         "higher-precision CPU sum; each kernel passes within the error bound "
-                         "of its own summation order (column tolerance)");
-}
-
+// An input that fits in L2 would be read from L2 by every run after the first, and the time would
+// measure the cache, not DRAM. So unless --hot-l2 asks for exactly that, a small input is copied
+// until the copies span at least three times the L2 (at most kMaxCopies copies: below about
+// 3 x L2 / 64 they all stay in L2), and each run reads the next copy. Every copy holds the same data.
 template <typename T>
-class MultiBlockBench {
+class RotatingInput {
  public:
-  // Measures the ceiling while the memory is still free, then uploads the input. An input the GPU
-  // cannot hold is bad input (exit status 2, with the sizes), not a failed allocation.
-  MultiBlockBench(const std::vector<T>& data, const Reference<T>& ref, const Options& options, const DeviceInfo& device)
-      : n_(data.size()), ref_(ref), options_(options), result_(1) {
-    const std::size_t input_bytes = n_ * sizeof(T);
+  static constexpr std::size_t kMaxCopies = 64;
+  RotatingInput(const T* first, std::size_t n, std::size_t l2_bytes, bool hot_l2) : first_(first) {
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
+    copies_ = hot_l2 ? 1 : std::clamp<std::size_t>((3 * l2_bytes + bytes - 1) / bytes, 1, kMaxCopies);
+    const std::size_t stride = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
+    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride * (copies_ - 1));
+    for (std::size_t c = 0; c + 1 < copies_; ++c)
+      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
+    stride_ = stride;
+  }
+  const T* next() {
+    const std::size_t c = turn_++ % copies_;
+    return c == 0 ? first_ : extra_.data() + (c - 1) * stride_;
+  }
+  std::size_t copies() const { return copies_; }
+
+ private:
+  const T* first_;
+  std::size_t copies_ = 1, stride_ = 0, turn_ = 0;
+  DeviceBuffer<T> extra_;
+};
+
+// The ceilings a run is compared with, measured in the same process: a device-to-device copy
+// (bytes read + written over time), and for chapters that ask, a plain streaming read.
+struct Ceilings {
+  double copy_gbps = 0;
+  std::size_t copy_bytes = 0;
+  ReadCeiling read;  // gbps 0 when not measured
+};
+
+// One contender of an alternating measurement: a launch on a given copy of the input.
+template <typename T> struct Contender {
+  std::string name;
+  std::function<void(const T* input, cudaStream_t)> launch;
+  std::size_t depth;  // for the float tolerance
+};
+
+// The input of a run on the device, with the ceilings measured before it was uploaded (while the
+// memory was still free). An input the GPU cannot hold is bad input (exit 2, with the sizes).
+template <typename T>
+class DeviceInput {
+ public:
+  DeviceInput(const std::vector<T>& data, const Options& options, const DeviceInfo& device, bool read_ceiling)
+      : options_(options), l2_bytes_(device.l2_bytes) {
+    const std::size_t input_bytes = data.size() * sizeof(T);
     if (auto why = device_room(input_bytes)) throw InputError(*why);  // a file's data, say, too large
-    const std::size_t free_bytes = detail::free_device_bytes();
-    ceiling_bytes_ = copy_ceiling_bytes(input_bytes, device.l2_bytes, free_bytes);
-    if (ceiling_bytes_ > 0) ceiling_gbps_ = measure_copy_ceiling_gbps(ceiling_bytes_, options.warmup, options.reps);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    ceilings_.copy_bytes = copy_ceiling_bytes(input_bytes, device.l2_bytes, free_bytes);
+    if (ceilings_.copy_bytes > 0)
+      ceilings_.copy_gbps = measure_copy_ceiling_gbps(ceilings_.copy_bytes, options.warmup, options.reps);
     input_ = DeviceBuffer<T>(data);
+    if (read_ceiling)
+      ceilings_.read = measure_read_ceiling(input_.data(), input_bytes, device.l2_bytes, options.warmup, options.reps);
   }
 
-  std::size_t n() const { return n_; }
-  const DeviceBuffer<T>& input() const { return input_; }
-  double ceiling_gbps() const { return ceiling_gbps_; }
-  std::size_t ceiling_bytes() const { return ceiling_bytes_; }
-  long double tolerance_of(const MultiBlockVariant<T>& variant) const {
-    return tolerance(ref_, variant.depth(n_, options_.block));
+  const Ceilings& ceilings() const { return ceilings_; }
+  // The first n elements, in rotating copies (see RotatingInput).
+  RotatingInput<T> rotating(std::size_t n) const {
+    return RotatingInput<T>(input_.data(), n, l2_bytes_, options_.hot_l2);
   }
 
-  // Checks and times one variant (common/measure.cuh). Its run gets the column pct_of_copy, and
-  // for floats the tolerance it was checked against beside the spread seen between runs.
-  RunResult run(const MultiBlockVariant<T>& variant) {
-    const long double tol = tolerance_of(variant);
+  // Checks and times one launcher on `input`: the result is poisoned and checked after every
+  // launch, the warm-up and timed runs follow (common/measure.cuh). Adds pct_of_copy, pct_of_read
+  // and, for floats, the tolerance beside the spread seen between runs.
+  RunResult run(const Contender<T>& c, std::size_t n, RotatingInput<T>& input, const Reference<T>& ref) {
+    const long double tol = tolerance(ref, c.depth);
     RunResult run = run_reduction<T>(
-        variant.name,
-        [&](cudaStream_t stream) {
-          variant.launch(input_.data(), n_, result_.data(), options_.block, scratch_, stream);
-        },
-        result_, ref_, tol, options_, double(n_) * sizeof(T), {}, variant.depth(n_, options_.block));
-    Json extra = Json::object();
-    extra.set("pct_of_copy", ceiling_gbps_ > 0 ? Json(100 * run.gbps / ceiling_gbps_) : Json());
-    if (!ref_.exact) extra.set("tolerance", static_cast<double>(tol));
-    for (const auto& kv : run.extra.items()) extra.set(kv.first, kv.second);
-    run.extra = std::move(extra);
+        c.name, [&](cudaStream_t stream) { c.launch(input.next(), stream); }, result_, ref, tol, options_,
+        double(n) * sizeof(T), {}, c.depth);
+    add_columns(run, tol, ref.exact);
     return run;
   }
 
-  // Puts the block size and the ceiling into the report.
-  void describe(Report& report) const {
-    report.fields().set("block", options_.block);
-    report.fields().set("copy_ceiling_bytes", ceiling_bytes_);
-    report.fields().set("copy_ceiling_gbps", ceiling_gbps_);
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "ceiling    a device-to-device copy of %.0f MiB ran at %.1f GB/s (bytes read + written over\n",
-                  ceiling_bytes_ / double(1 << 20), ceiling_gbps_);
-    report.summary()
-        << line << "           the median time); pct_of_copy is each kernel's GB/s (bytes of input read) over that.\n";
+  // Checks and times several launchers on the same input, alternating them run by run, so that a
+  // change of clock or a neighbour's load touches all of them alike. Each is first checked alone
+  // (poisoned result, one launch, compared with the reference) before it is timed; then `warmup`
+  // untimed rounds, then `reps` timed rounds, every timed result checked too.
+  std::vector<RunResult> run_alternating(const std::vector<Contender<T>>& contenders, std::size_t n,
+                                         RotatingInput<T>& input, const Reference<T>& ref) {
+    const std::size_t count = contenders.size();
+    std::vector<RunResult> runs(count);
+    std::vector<long double> tol(count);
+    std::vector<std::vector<double>> times(count);
+    std::vector<T> lowest(count), highest(count);
+    for (std::size_t c = 0; c < count; ++c) {
+      tol[c] = tolerance(ref, contenders[c].depth);
+      result_.poison();
+      contenders[c].launch(input.next(), 0);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const T first = result_.download_one();
+      runs[c].kernel = contenders[c].name;
+      runs[c].result = json_value(first);
+      runs[c].correct = matches(first, ref, tol[c]);
+      runs[c].unchecked = unchecked_reason(ref, tol[c], contenders[c].depth);
+      lowest[c] = highest[c] = first;
+    }
+    for (int w = 0; w < options_.warmup; ++w)
+      for (const auto& contender : contenders) contender.launch(input.next(), 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int r = 0; r < options_.reps; ++r)
+      for (std::size_t c = 0; c < count; ++c) {
+        const TimingStats one = time_gpu(
+            0, 1, [&](cudaStream_t stream) { contenders[c].launch(input.next(), stream); }, [&] { result_.poison(); },
+            [&] {
+              const T value = result_.download_one();
+              runs[c].correct = runs[c].correct && matches(value, ref, tol[c]);
+              lowest[c] = std::min(lowest[c], value);
+              highest[c] = std::max(highest[c], value);
+            });
+        times[c].push_back(one.median_ms);
+      }
+    for (std::size_t c = 0; c < count; ++c) {
+      runs[c].time_ms = summarize(times[c]).median_ms;
+      runs[c].gbps = gigabytes_per_second(double(n) * sizeof(T), runs[c].time_ms);
+      if (!ref.exact)
+        runs[c].extra.set("run_spread", static_cast<double>(highest[c]) - static_cast<double>(lowest[c]));
+      add_columns(runs[c], tol[c], ref.exact);
+    }
+    return runs;
   }
 
+  T* result() { return result_.data(); }
+
  private:
-  std::size_t n_;
-  Reference<T> ref_;
+  void add_columns(RunResult& run, long double tol, bool exact) const {
+    Json extra = Json::object();
+    extra.set("pct_of_copy", ceilings_.copy_gbps > 0 ? Json(100 * run.gbps / ceilings_.copy_gbps) : Json());
+    if (ceilings_.read.gbps > 0) extra.set("pct_of_read", 100 * run.gbps / ceilings_.read.gbps);
+    if (!exact) extra.set("tolerance", static_cast<double>(tol));
+    for (const auto& kv : run.extra.items()) extra.set(kv.first, kv.second);
+    run.extra = std::move(extra);
+  }
+
   const Options& options_;
+  std::size_t l2_bytes_;
+  Ceilings ceilings_;
   DeviceBuffer<T> input_;
-  DeviceBuffer<T> result_;
-  DeviceScratch scratch_;
-  std::size_t ceiling_bytes_ = 0;
-  double ceiling_gbps_ = 0;
+  DeviceBuffer<T> result_{1};
 };
 
-// Everything a multi-block chapter's program does after its analysis: find the GPU (status 77
-// without one), measure the ceiling, run every variant in order, print the report. Returns the
-// exit status.
-template <typename T>
-int run_multi_block_chapter(const std::vector<MultiBlockVariant<T>>& variants, const std::vector<T>& data,
-                            const Reference<T>& ref, const Options& options, Report& report) {
-  describe_reference(report, ref);
-  DeviceInfo device;
-  if (auto status = open_gpu(report, device)) return *status;
-  MultiBlockBench<T> bench(data, ref, options, device);
-  for (const auto& variant : variants) report.add_run(bench.run(variant));
-  bench.describe(report);
-  return report.finish();
+// The ceilings in the report: fields, and the lines under the table.
+inline void describe_ceilings(Report& report, const Ceilings& c) {
+  report.fields().set("copy_ceiling_bytes", c.copy_bytes);
+  report.fields().set("copy_ceiling_gbps", c.copy_gbps);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "ceiling    a device-to-device copy of %.0f MiB ran at %.1f GB/s (bytes read + written over\n"
+                "           the median time); pct_of_copy is each kernel's GB/s (bytes of input read) over that.\n",
+                c.copy_bytes / double(1 << 20), c.copy_gbps);
+  report.summary() << line;
+  if (c.read.gbps <= 0) return;
+  report.fields().set("read_ceiling_gbps", c.read.gbps);
+  report.fields().set("read_ceiling_bytes", c.read.bytes);
+  report.fields().set("read_ceiling_shape", c.read.shape);
+  std::snprintf(line, sizeof line,
+                "read       a plain streaming read of %.0f MiB (%s) ran at %.1f GB/s (%s);\n"
+                "           pct_of_read is each kernel's GB/s over that: the ceiling of a kernel that only reads\n",
+                c.read.bytes / double(1 << 20), c.read.of_input ? "the input itself" : "a buffer of 8 x L2", c.read.gbps,
+                c.read.shape.c_str());
+  report.summary() << line;
 }
 
 }  // namespace reduction

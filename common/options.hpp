@@ -21,6 +21,13 @@
 
 namespace reduction {
 
+// A chapter's variant as --list shows it.
+struct ListedVariant {
+  std::string name;
+  std::string idea;
+  bool deterministic = true;
+};
+
 struct ChapterInfo {
   std::string name;   // "03_simple_kernel"
   std::string title;  // one line: the idea this chapter adds
@@ -32,6 +39,7 @@ struct ChapterInfo {
   // Returns why a block size is not allowed, or nothing if it is.
   std::function<std::optional<std::string>(int)> check_block;
   std::vector<std::string> kernels;  // names for --kernel; empty: the chapter has one kernel
+  std::vector<ListedVariant> variants;  // what --list prints (the registry's names and ideas)
   std::size_t default_n = 1 << 20;
   std::size_t min_n = 1;
   std::size_t max_n = std::numeric_limits<std::size_t>::max();
@@ -52,6 +60,7 @@ struct Options {
   std::string input;                 // --input FILE: overrides n and type
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
   bool json = false;
+  bool hot_l2 = false;  // time small inputs from L2 (common/multi_block.cuh: RotatingInput)
 };
 
 // Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.

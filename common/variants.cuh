@@ -30,6 +30,7 @@ template <typename Launch> struct Variant {
   // order of summation (common/reference.hpp turns it into the float tolerance).
   std::size_t (*depth)(std::size_t n, int block);
   bool deterministic;  // same float result on every run (false where atomics set the order)
+  int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
 };
 
 }  // namespace reduction

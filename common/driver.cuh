@@ -1,0 +1,392 @@
+// The one program of the multi-block chapters (06 to 09). Data flows one way through it:
+//
+//   options -> input -> reference -> analysis -> GPU -> measurement -> verification -> report
+//
+// A chapter's main.cu hands run_chapter() a struct that derives from ChapterDefaults and says
+// what is its own: its facts (info), its registry (variants, with the facts the driver enforces:
+// block limits, operators, determinism) and, where it has something to add, the hooks below. What
+// a struct does not define, ChapterDefaults supplies, doing nothing.
+//
+//   struct MyChapter : reduction::ChapterDefaults {
+//     static reduction::ChapterInfo info();
+//     template <typename Op, typename T> static std::vector<reduction::MultiBlockVariant<T>> variants();
+//     // optional hooks, see ChapterDefaults
+//   };
+//   int main(int argc, char** argv) { return reduction::run_chapter<MyChapter>(argc, argv); }
+//
+// --sizes (chapters with has_sizes) runs the chosen kernels at many sizes instead, alternating
+// them run by run, one row per size.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "measure.cuh"
+#include "multi_block.cuh"
+#include "ops.hpp"
+#include "program.hpp"
+#include "reference.hpp"
+#include "report.hpp"
+#include "sizes.hpp"
+
+namespace reduction {
+
+// What a chapter's analysis hooks see: the run as the driver has set it up so far.
+template <typename T> struct Analysis {
+  std::size_t n;
+  int block;
+  const Options& options;
+  const Reference<T>& ref;
+  Report& report;
+  std::vector<std::string> kernels;  // the chosen ones that run, in the registry's order
+  std::ostream& text() { return report.text(); }
+  Json& fields() { return report.fields(); }
+};
+
+// The hooks a chapter may define; these defaults do nothing.
+struct ChapterDefaults {
+  static constexpr bool has_ops = false;       // --op sum|max|min (variants<Op, T> for each)
+  static constexpr bool has_sizes = false;     // --sizes LIST
+  static constexpr bool read_ceiling = false;  // measure the read ceiling too (pct_of_read)
+  static constexpr const char* baseline = "";  // a variant every run is compared with (vs_<name>)
+  // Options of the chapter's own (aliases, ...), registered before parsing.
+  static void add_options(CommandLine&, Options&) {}
+  // The analysis: what the program explains before it needs a GPU.
+  template <typename Op, typename T> static void analyze(Analysis<T>&) {}
+  // What only the GPU can tell (occupancy, the grid it chooses), before the runs.
+  template <typename Op, typename T> static void analyze_gpu(Analysis<T>&, const DeviceInfo&) {}
+  // Columns of the chapter's own for one run.
+  template <typename Op, typename T> static void add_columns(const Analysis<T>&, RunResult&) {}
+  // Whether to go on after these runs (a chapter that sweeps stops once it has its answer).
+  static bool keep_going(const std::vector<RunResult>&, bool /*every_kernel_chosen*/) { return true; }
+  // Lines after the table, from the runs.
+  static void conclude(Report&, const std::vector<RunResult>&, bool /*every_kernel_chosen*/) {}
+  // --sizes: the kernels compared when --kernel is not given (empty: all), the analysis, and the
+  // chapter's fields and column text for one row.
+  static std::vector<std::string> sizes_kernels() { return {}; }
+  template <typename T> static void analyze_sizes(std::ostream&) {}
+  template <typename Op, typename T> static std::string size_row(std::size_t /*n*/, Json& /*row*/) { return ""; }
+};
+
+namespace detail {
+
+template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
+  return out.str();
+}
+
+// The variants of `all` named in `names`, in the registry's order.
+template <typename T>
+std::vector<MultiBlockVariant<T>> chosen_variants(const std::vector<MultiBlockVariant<T>>& all,
+                                                  const std::vector<std::string>& names) {
+  std::vector<MultiBlockVariant<T>> chosen;
+  for (const auto& v : all)
+    if (std::find(names.begin(), names.end(), v.name) != names.end()) chosen.push_back(v);
+  return chosen;
+}
+
+// Puts the reference into the report. It is part of the analysis, so it is there with or without
+// a GPU; each kernel's float tolerance depends on its own order and is a column of its run.
+template <typename T> void describe_reference(Report& report, const Reference<T>& ref) {
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value),
+                         "higher-precision CPU sum; each kernel passes within the error bound "
+                         "of its own summation order (column tolerance)");
+}
+
+inline std::string mebibytes(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return buf;
+}
+
+// One run of the chosen kernels on all n elements, for one operator.
+template <typename Chapter, typename Op, typename T>
+int run_kernels(const std::vector<T>& data, const Options& options, Report& report) {
+  const std::size_t n = data.size();
+  const int block = options.block;
+  const auto available = Chapter::template variants<Op, T>();
+  const auto chosen = chosen_variants(available, options.kernels);
+  std::vector<std::string> names, skipped, offered;
+  for (const auto& v : chosen) names.push_back(v.name);
+  for (const auto& v : available) offered.push_back(v.name);
+  for (const auto& k : options.kernels)
+    if (std::find(names.begin(), names.end(), k) == names.end()) skipped.push_back(k);
+
+  const auto ref = reference_reduce<Op>(data.data(), n);  // first: the report shows it without a GPU
+  describe_reference(report, ref);
+  Analysis<T> a{n, block, options, ref, report, names};
+  if (Chapter::has_ops) {
+    a.text() << "operator   " << Op::name << ", identity "
+             << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\n";
+    a.fields().set("op", Op::name);
+  }
+  Chapter::template analyze<Op, T>(a);
+  if (!skipped.empty())
+    a.text() << "skipped    " << join(skipped, " ") << ": they take only sum; --op " << Op::name << " runs "
+             << join(offered) << "\n";
+  a.fields().set("block", block);
+
+  DeviceInfo device;
+  if (auto status = open_gpu(report, device)) return *status;
+  Chapter::template analyze_gpu<Op, T>(a, device);
+  DeviceInput<T> input(data, options, device, Chapter::read_ceiling);
+  RotatingInput<T> rotating = input.rotating(n);
+  DeviceScratch scratch;
+  T* result = input.result();
+  std::vector<RunResult> runs;
+  for (const auto& v : chosen) {
+    const Contender<T> contender{
+        v.name, [&](const T* in, cudaStream_t s) { v.launch(in, n, result, block, scratch, s); }, v.depth(n, block)};
+    RunResult run = input.run(contender, n, rotating, ref);
+    // A variant that promises the same float on every run and gave two has broken its promise.
+    if (v.deterministic && !ref.exact && run.extra.is_object())
+      for (const auto& kv : run.extra.items())
+        if (kv.first == "run_spread" && kv.second.as_double() != 0) {
+          run.correct = false;
+          report.summary() << v.name << " gave different results on different runs: it should not\n";
+        }
+    Chapter::template add_columns<Op, T>(a, run);
+    runs.push_back(std::move(run));
+    if (!Chapter::keep_going(runs, chosen.size() == available.size())) break;
+  }
+  const std::string baseline = Chapter::baseline;
+  for (const auto& b : runs)
+    if (!baseline.empty() && b.kernel == baseline)
+      for (auto& r : runs) r.extra.set("vs_" + baseline, b.time_ms / r.time_ms);
+  for (const auto& r : runs) report.add_run(r);
+
+  describe_ceilings(report, input.ceilings());
+  const std::size_t bytes = n * sizeof(T);
+  if (rotating.copies() > 1)
+    report.summary() << "L2         the input (" << mebibytes(bytes) << ") fits in the " << mebibytes(device.l2_bytes)
+                     << " L2: each run reads the next of " << rotating.copies() << " copies of it,\n           "
+                     << (rotating.copies() * bytes < device.l2_bytes
+                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
+                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
+  else if (options.hot_l2 && bytes < 3 * device.l2_bytes)
+    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
+  report.fields().set("input_copies", rotating.copies());
+  Chapter::conclude(report, runs, chosen.size() == available.size());
+  return report.finish();
+}
+
+// --sizes: the chosen kernels at each size, alternating, for each operator.
+template <typename Chapter, typename T>
+int run_sizes(const std::vector<T>& data, const Options& options, Report& report, const std::vector<std::size_t>& sizes,
+              const std::vector<OpKind>& ops) {
+  std::vector<std::string> kernels = options.kernels;
+  auto& text = report.text();
+  text << "sizes      " << sizes.size() << " sizes from " << sizes.front() << " to " << sizes.back() << "; at each, "
+       << join(kernels, " and ") << " reduce the first n elements\n"
+       << "           (the input --n n would make: element i depends only on the seed and i), for "
+       << join([&] {
+            std::vector<std::string> v;
+            for (const OpKind op : ops) v.push_back(op_name(op));
+            return v;
+          }())
+       << ".\n           Each result is checked before it is timed; then they alternate, " << options.reps
+       << " timed runs each,\n           and each reports its median.\n";
+  Chapter::template analyze_sizes<T>(text);
+  Json size_list = Json::array();
+  for (const std::size_t n : sizes) size_list.push(n);
+  report.fields().set("sizes", std::move(size_list));
+
+  DeviceInfo device;
+  if (auto status = open_gpu(report, device)) return *status;
+  DeviceInput<T> input(data, options, device, Chapter::read_ceiling);
+  DeviceScratch scratch_a, scratch_b;  // one each: a kernel's scratch is its own between runs
+  T* result = input.result();
+  const std::string ratio_of = kernels.size() == 2 ? kernels[1] + "'s median time over " + kernels[0] + "'s" : "";
+
+  Json rows = Json::array();
+  std::ostringstream table;
+  std::vector<std::string> below;
+  char line[200];
+  table << "op  " << std::string(12 - 2, ' ') << "n";
+  for (const auto& k : kernels) table << " " << std::string(k.size() < 12 ? 12 - k.size() : 0, ' ') << k;
+  table << (ratio_of.empty() ? "" : "   ratio") << "\n";
+  for (const OpKind op_kind : ops)
+    dispatch_op(op_kind, [&](auto op) {
+      using Op = decltype(op);
+      if constexpr (!std::is_same_v<Op, Product>) {
+        const auto chosen = chosen_variants(Chapter::template variants<Op, T>(), kernels);
+        const auto refs = prefix_references<Op>(data, sizes);
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+          const std::size_t n = sizes[i];
+          RotatingInput<T> rotating = input.rotating(n);
+          std::vector<Contender<T>> contenders;
+          for (std::size_t c = 0; c < chosen.size(); ++c) {
+            const auto& v = chosen[c];
+            DeviceScratch& scratch = c == 0 ? scratch_a : scratch_b;
+            contenders.push_back({v.name,
+                                  [&, v](const T* in, cudaStream_t s) {
+                                    v.launch(in, n, result, options.block, scratch, s);
+                                  },
+                                  v.depth(n, options.block)});
+          }
+          auto runs = input.run_alternating(contenders, n, rotating, refs[i]);
+          Json row = Json::object();
+          row.set("op", Op::name);
+          row.set("n", n);
+          bool correct = true;
+          for (const auto& r : runs) row.set(r.kernel + "_us", r.time_ms * 1e3), correct = correct && r.correct;
+          const double ratio = runs.size() == 2 ? runs[1].time_ms / runs[0].time_ms : 0;
+          if (runs.size() == 2) row.set("ratio", ratio);
+          for (const auto& r : runs) row.set(r.kernel + "_correct", r.correct);
+          const std::string note = Chapter::template size_row<Op, T>(n, row);
+          rows.push(std::move(row));
+          std::snprintf(line, sizeof line, "%-4s %11zu", Op::name, n);
+          table << line;
+          for (const auto& r : runs) {
+            std::snprintf(line, sizeof line, " %12s", format_time(r.time_ms).c_str());
+            table << line;
+          }
+          if (runs.size() == 2) {
+            std::snprintf(line, sizeof line, " %7.3f", ratio);
+            table << line;
+            if (ratio < 1) below.push_back(std::string(Op::name) + " " + std::to_string(n));
+          }
+          table << "  " << note << (correct ? "" : "  WRONG RESULT") << "\n";
+          for (auto& r : runs) {
+            Json extra = Json::object();
+            extra.set("op", Op::name);
+            extra.set("n", n);
+            if (runs.size() == 2) extra.set("vs_" + runs[1].kernel, runs[1].time_ms / r.time_ms);
+            for (const auto& kv : r.extra.items()) extra.set(kv.first, kv.second);
+            r.extra = std::move(extra);
+            report.add_run(std::move(r));
+          }
+        }
+      }
+      return 0;
+    });
+
+  report.fields().set("op", ops.size() == 1 ? Json(op_name(ops[0])) : Json("all"));
+  const Ceilings& c = input.ceilings();
+  report.fields().set("copy_ceiling_gbps", c.copy_gbps);
+  if (c.read.gbps > 0) {
+    report.fields().set("read_ceiling_gbps", c.read.gbps);
+    report.fields().set("read_ceiling_bytes", c.read.bytes);
+  }
+  report.fields().set("sweep", std::move(rows));
+  auto& summary = report.summary();
+  summary << join(kernels, " against ") << ", size by size"
+          << (ratio_of.empty() ? "" : " (ratio: " + ratio_of + ")") << ":\n"
+          << table.str();
+  if (!ratio_of.empty()) {
+    summary << "below 1.00: " << below.size() << " of " << sizes.size() * ops.size() << " rows";
+    for (const auto& b : below) summary << (&b == &below.front() ? ": " : ", ") << b;
+    summary << "\n";
+  }
+  std::snprintf(line, sizeof line, "ceilings   copy %.1f GB/s (bytes read + written)", c.copy_gbps);
+  summary << line;
+  if (c.read.gbps > 0) {
+    std::snprintf(line, sizeof line, ", read %.1f GB/s (%s, %.0f MiB)", c.read.gbps, c.read.shape.c_str(),
+                  c.read.bytes / double(1 << 20));
+    summary << line;
+  }
+  summary << "\n";
+  return report.finish();
+}
+
+}  // namespace detail
+
+// The program: parses the command line, then runs the chapter on its input. `unfinished`: built
+// against exercise kernels that are still TODOs (the program says so, and goes on).
+template <typename Chapter>
+int run_chapter(int argc, char** argv, bool unfinished = false) {
+  ChapterInfo info = Chapter::info();
+  const auto registry = Chapter::template variants<Sum, int>();
+  for (const auto& v : registry) info.kernels.push_back(v.name);
+  for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic});
+
+  Options options;
+  std::string op_text = "sum", sizes_text;
+  CommandLine cli(info, options);
+  if (Chapter::has_ops) {
+    std::vector<std::string> choices = {"sum", "max", "min"};
+    if (Chapter::has_sizes) choices.push_back("all");
+    cli.add_option("--op", op_text,
+                   std::string("operator") + (Chapter::has_sizes ? "; all: sum, max and min in turn (with --sizes)" : ""),
+                   choices);
+  }
+  cli.add_flag("--hot-l2", options.hot_l2,
+               "time small inputs from L2: every run reads the same copy (default: rotate copies, see the report)");
+  if (Chapter::has_sizes)
+    cli.add_option("--sizes", sizes_text,
+                   "time the kernels at each of these sizes instead, alternating (comma-separated counts, or "
+                   "standard: 2^k for k = 0..30, 2^k - 1, 2^k + 1 and 10^k up to 10^9), one row each");
+  Chapter::add_options(cli, options);
+
+  // The registry's facts, enforced before anything runs.
+  cli.add_check([&]() -> std::optional<std::string> {
+    for (const auto& v : registry)
+      if (options.block < v.min_block && std::find(options.kernels.begin(), options.kernels.end(), v.name) !=
+                                             options.kernels.end())
+        return "--block " + std::to_string(options.block) + " is too small for " + v.name + ", which needs at least " +
+               std::to_string(v.min_block) + " threads a block (it reduces whole warps)";
+    return std::nullopt;
+  });
+  std::vector<OpKind> ops = {OpKind::Sum};
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (op_text == "all") {
+      if (sizes_text.empty()) return std::string("--op all goes with --sizes; one run takes one operator");
+      ops = {OpKind::Sum, OpKind::Max, OpKind::Min};
+      return std::nullopt;
+    }
+    ops = {*parse_op(op_text)};
+    if (op_text == "sum") return std::nullopt;
+    std::vector<std::string> offered;
+    dispatch_op(ops[0], [&](auto op) {
+      if constexpr (!std::is_same_v<decltype(op), Product>)
+        for (const auto& v : Chapter::template variants<decltype(op), int>()) offered.push_back(v.name);
+      return 0;
+    });
+    for (const auto& k : options.kernels)
+      if (std::find(offered.begin(), offered.end(), k) != offered.end()) return std::nullopt;
+    return "--op " + op_text + ": the chosen kernels add only; " + detail::join(offered) + " take " + op_text;
+  });
+  std::vector<std::size_t> sizes;
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (sizes_text.empty()) return std::nullopt;
+    if (!options.input.empty()) return std::string("--sizes makes its own input (one per --type); --input does not apply");
+    const auto parsed = parse_sizes(sizes_text);
+    if (!parsed)
+      return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" + sizes_text +
+             "'";
+    sizes = *parsed;
+    if (options.kernels == info.kernels && !Chapter::sizes_kernels().empty()) options.kernels = Chapter::sizes_kernels();
+    return std::nullopt;
+  });
+  if (auto status = cli.parse(argc, argv)) return *status;
+  if (!sizes.empty()) options.n = sizes.back();  // one input of the largest size; smaller sizes reduce a prefix
+
+  return run_guarded(info.name, [&] {
+    return with_input(info, options, [&](const auto& data, const std::string& source) {
+      using T = typename std::decay_t<decltype(data)>::value_type;
+      if (unfinished)  // said once the options and the input are known to be good
+        std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+      Report report(info, options);
+      report.set_input(data_type_of<T>(), data.size(), source);
+      if (!sizes.empty()) return detail::run_sizes<Chapter, T>(data, options, report, sizes, ops);
+      return dispatch_op(ops.front(), [&](auto op) {
+        using Op = decltype(op);
+        if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered by --op
+        else return detail::run_kernels<Chapter, Op, T>(data, options, report);
+      });
+    });
+  });
+}
+
+}  // namespace reduction
