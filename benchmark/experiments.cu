@@ -6,13 +6,21 @@
 //     shared address). The two differ in that one line, so the difference in time is the atomics'.
 //  2. loads in flight (chapter 08, exercise 4): the grid-stride loop with `#pragma unroll 4`, against
 //     the same loop rewritten to issue four independent loads under one bounds check.
+//  3. fastest's knobs (chapter 09): every configuration of `fastest`'s grid path (load width,
+//     loads in flight, one or two passes, strided or chunked layout, block size, waves), the
+//     measurements behind the choice in ch09::FastestChoice.
 //
-// Build: cmake --build build --target experiments; run: build/benchmark/experiments (needs a GPU).
-// It prints medians of 20 timed runs after 3 warm-ups, with CUDA events.
+// Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
+// knobs] (all three without an argument; needs a GPU). It prints medians of 20 timed runs after 3
+// warm-ups, with CUDA events, and checks every result.
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "08_two_pass/solution/two_pass.cuh"
+#include "09_warp_unrolled/solution/warp_unrolled.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
 #include "common/reference.hpp"
@@ -159,22 +167,77 @@ void loads_in_flight(std::size_t n, int block) {
          }));
 }
 
+// One configuration of fastest's grid path: the compile-time knobs; block and waves vary at run time.
+template <bool kWide, int kLoads, bool kOnePass, bool kChunked>
+struct Knobs {
+  static std::string name(int block, int waves) {
+    return std::string(kWide ? "16B" : "1el") + " x" + std::to_string(kLoads) + (kOnePass ? " 1pass" : " 2pass") +
+           (kChunked ? " chunk" : " stride") + " b" + std::to_string(block) + " w" + std::to_string(waves);
+  }
+  template <typename T>
+  static void time(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
+                   const Reference<T>& ref) {
+    auto launch = [&](cudaStream_t s) {
+      ch09::launch_fastest_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(input, n, result, block, waves, scratch, s);
+    };
+    const double us = median_us<T>(launch);
+    const std::size_t depth = ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves);
+    T value{};
+    CUDA_CHECK(cudaMemcpy(&value, result, sizeof(T), cudaMemcpyDeviceToHost));
+    std::printf("knobs    %-6s n=2^%-2zu %-28s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
+                ceil_log2(n), name(block, waves).c_str(), us, n * sizeof(T) / (us * 1e3),
+                matches(value, ref, tolerance(ref, depth)) ? "verified" : "WRONG");
+  }
+};
+template <bool kOnePass, bool kChunked>
+using KnobsRow = std::tuple<Knobs<false, 1, kOnePass, kChunked>, Knobs<true, 1, kOnePass, kChunked>,
+                            Knobs<true, 2, kOnePass, kChunked>, Knobs<true, 4, kOnePass, kChunked>,
+                            Knobs<true, 8, kOnePass, kChunked>>;
+using AllKnobs = decltype(std::tuple_cat(KnobsRow<false, false>{}, KnobsRow<true, false>{}, KnobsRow<false, true>{},
+                                         KnobsRow<true, true>{}));
+
+template <typename T>
+void knobs(std::size_t n) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  std::apply(
+      [&](auto... k) {
+        for (int block : {128, 256, 512, 1024})
+          for (int waves : {1, 2, 4}) (decltype(k)::time(input.data(), n, result.data(), block, waves, scratch, ref), ...);
+      },
+      AllKnobs{});
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs]\n");
+    return 2;
+  }
   if (!probe_gpu().usable) {
     std::fprintf(stderr, "experiments: no usable GPU\n");
     return 77;
   }
   std::printf("%s\n", current_device().describe().c_str());
-  for (std::size_t log_n : {27, 28})
+  if (only.empty() || only == "atomics")
+    for (std::size_t log_n : {27, 28})
+      for (int block : {256, 1024}) {
+        atomics<int>(std::size_t(1) << log_n, block);
+        atomics<float>(std::size_t(1) << log_n, block);
+      }
+  if (only.empty() || only == "loads")
     for (int block : {256, 1024}) {
-      atomics<int>(std::size_t(1) << log_n, block);
-      atomics<float>(std::size_t(1) << log_n, block);
+      loads_in_flight<int>(std::size_t(1) << 28, block);
+      loads_in_flight<float>(std::size_t(1) << 28, block);
     }
-  for (int block : {256, 1024}) {
-    loads_in_flight<int>(std::size_t(1) << 28, block);
-    loads_in_flight<float>(std::size_t(1) << 28, block);
-  }
+  if (only.empty() || only == "knobs")
+    for (std::size_t log_n : {20, 28}) {
+      knobs<int>(std::size_t(1) << log_n);
+      knobs<float>(std::size_t(1) << log_n);
+    }
   return 0;
 }

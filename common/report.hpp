@@ -56,6 +56,7 @@ class Report {
   std::ostream& text() { return text_; }        // human text before the runs table (analysis)
   std::ostream& summary() { return summary_; }  // human text after the runs table
   Json& fields() { return fields_; }             // chapter-specific top-level JSON fields
+  const Options& options() const { return options_; }
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 

@@ -877,14 +877,14 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
     list.push_back({"warp_syncwarp", "the same warp finish made correct: __syncwarp() between reads and writes",
                     launch_warp_syncwarp<T>, warp_finish_depth<T>, true});
     list.push_back({"unrolled", "the block size a template argument: the whole tree unrolled, 1 to 1024 threads",
-                    launch_unrolled<T>, unrolled_depth<T>, true});
+                    launch_unrolled<T>, unrolled_depth<T>, true, 1});
   }
   list.push_back({"shuffle", "the warp's steps in registers with __shfl_down_sync, one shared slot per warp",
                   launch_shuffle<Op, T>, shuffle_depth<Op, T>, true});
   list.push_back({"fastest",
                   "shuffles, 16-byte loads 4 in flight, 1 launch: one block for small n, else the last block finishes",
-                  launch_fastest<Op, T>, fastest_depth<Op, T>, true});
-  list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true});
+                  launch_fastest<Op, T>, fastest_depth<Op, T>, true, 1});
+  list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true, 1});
   return list;
 }
 
