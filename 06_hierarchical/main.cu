@@ -8,14 +8,8 @@ using namespace reduction;
 
 struct Hierarchical : ChapterDefaults {
   static ChapterInfo info() {
-    ChapterInfo info;
-    info.name = "06_hierarchical";
-    info.title = "many blocks, one segment each, joined by atomicAdd";
-    info.has_block = true;
-    info.check_block = power_of_two_block(32, 1024);
-    info.default_n = std::size_t(1) << 27;  // 512 MiB of int, ten times an H100's L2: the run measures memory
-    info.device_room = device_room;         // a GPU too small for --n is told before the input is made
-    return info;
+    return multi_block_info("06_hierarchical",
+                            "many blocks, one segment each, joined by atomicAdd");
   }
   template <typename Op, typename T> static auto variants() { return ch06::variants<T>(); }
 

@@ -10,14 +10,8 @@ using namespace reduction;
 
 struct Coarsening : ChapterDefaults {
   static ChapterInfo info() {
-    ChapterInfo info;
-    info.name = "07_coarsening";
-    info.title = "thread coarsening: more elements per thread, fewer blocks";
-    info.has_block = true;
-    info.check_block = power_of_two_block(32, 1024);
-    info.default_n = std::size_t(1) << 27;  // 512 MiB of int, ten times an H100's L2: the run measures memory
-    info.device_room = device_room;         // a GPU too small for --n is told before the input is made
-    return info;
+    return multi_block_info("07_coarsening",
+                            "thread coarsening: more elements per thread, fewer blocks");
   }
   template <typename Op, typename T> static auto variants() { return ch07::variants<T>(); }
 

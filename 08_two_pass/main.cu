@@ -11,14 +11,8 @@ using namespace reduction;
 
 struct TwoPass : ChapterDefaults {
   static ChapterInfo info() {
-    ChapterInfo info;
-    info.name = "08_two_pass";
-    info.title = "two passes: a grid-stride loop, then the block partials combined without atomics";
-    info.has_block = true;
-    info.check_block = power_of_two_block(32, 1024);
-    info.default_n = std::size_t(1) << 27;  // 512 MiB of int, ten times an H100's L2: the run measures memory
-    info.device_room = device_room;         // a GPU too small for --n is told before the input is made
-    return info;
+    return multi_block_info("08_two_pass",
+                            "two passes: a grid-stride loop, then the block partials combined without atomics");
   }
   template <typename Op, typename T> static auto variants() { return ch08::variants<T>(); }
 

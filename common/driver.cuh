@@ -37,6 +37,20 @@
 
 namespace reduction {
 
+// The facts every multi-block chapter shares: --block from 32 to 1024 (a power of two), 2^27
+// elements by default (512 MiB of int, ten times an H100's L2: the run measures memory), and a GPU
+// too small for --n told so before the input is made. A chapter changes what differs.
+inline ChapterInfo multi_block_info(const std::string& name, const std::string& title) {
+  ChapterInfo info;
+  info.name = name;
+  info.title = title;
+  info.has_block = true;
+  info.check_block = power_of_two_block(32, 1024);
+  info.default_n = std::size_t(1) << 27;
+  info.device_room = device_room;
+  return info;
+}
+
 // What a chapter's analysis hooks see: the run as the driver has set it up so far.
 template <typename T> struct Analysis {
   std::size_t n;
