@@ -20,9 +20,6 @@
 //  - waves (run time): the grid is this many times the resident blocks.
 //
 // Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
-//
-// Vectors need 16-byte alignment: the elements before the first 16-byte boundary (the head) and
-// after the last whole vector (the tail) are added one by one, by the grid's first threads.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,6 +40,9 @@ using reduction::grid_for;
 using reduction::grid_stride_additions;
 using reduction::resident_blocks;
 
+// The unit of one load: 16 bytes when kWide, else one element. Vectors need 16-byte alignment:
+// the elements before the first 16-byte boundary (the head) and after the last whole vector (the
+// tail) are added one by one, by the grid's first threads.
 template <typename T, bool kWide>
 struct Lanes {
   static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;

@@ -25,8 +25,6 @@ using reduction::launch_two_passes;
 using reduction::resident_blocks;
 using reduction::two_pass_additions;
 
-// 3. unrolled: the block size as a template argument.
-//
 // With kBlock known to the compiler, every loop bound in the tree is a constant: the loops unroll
 // into a straight line of steps, the steps a smaller block never takes disappear (a 128-thread
 // block has no step for 512 active threads), the grid stride is a multiply by a constant, and the
