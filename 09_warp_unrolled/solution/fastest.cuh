@@ -36,9 +36,6 @@
 namespace ch09 {
 
 using reduction::DeviceScratch;
-using reduction::grid_for;
-using reduction::grid_stride_additions;
-using reduction::resident_blocks;
 
 // The unit of one load: 16 bytes when kWide, else one element. Vectors need 16-byte alignment:
 // the elements before the first 16-byte boundary (the head) and after the last whole vector (the
@@ -186,7 +183,7 @@ template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass
 int fastest_grid(std::size_t n, int block, int waves) {
   const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
   const std::size_t per_block = std::size_t(block) * kLoadsInFlight * Lanes<T, kWide>::count;
-  return grid_for(n, per_block, waves * resident_blocks(kernel, block, 0));
+  return reduction::grid_for(n, per_block, waves * reduction::resident_blocks(kernel, block, 0));
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
@@ -223,8 +220,8 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
 template <typename T, bool kWide>
 std::size_t grid_path_depth(std::size_t n, int block, int grid) {
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
-  return grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
-         grid_stride_additions(grid, block, kShuffleTree) + slack;
+  return reduction::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
+         reduction::grid_stride_additions(grid, block, kShuffleTree) + slack;
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>

@@ -14,9 +14,6 @@
 
 namespace ch09 {
 
-using reduction::grid_for;
-using reduction::multiprocessors;
-using reduction::resident_blocks;
 
 // What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
 // measurements). The program prints the choice for its n.
@@ -62,13 +59,13 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
   const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
   const std::size_t count = Lanes<T, C::kWide>::count;
-  const std::size_t sms = std::size_t(multiprocessors());
+  const std::size_t sms = std::size_t(reduction::multiprocessors());
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
-    return {false, C::kMidBlock, grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+    return {false, C::kMidBlock, reduction::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   const std::size_t wanted = std::max((n + round - 1) / round, sms);
-  const std::size_t most = std::size_t(C::kWaves) * resident_blocks(kernel, C::kBlock, 0);
+  const std::size_t most = std::size_t(C::kWaves) * reduction::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(wanted, most))};
 }
 

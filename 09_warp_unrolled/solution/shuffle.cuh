@@ -14,11 +14,7 @@
 namespace ch09 {
 
 using reduction::DeviceScratch;
-using reduction::grid_for;
-using reduction::launch_two_passes;
-using reduction::resident_blocks;
 using reduction::thread_partial;
-using reduction::two_pass_additions;
 
 // __shfl_down_sync(mask, v, d) hands each lane the value v of the lane d places above it, register
 // to register, and waits for the named lanes (the _sync): no shared memory, no barrier. Five
@@ -65,17 +61,18 @@ constexpr std::size_t kShuffleTree = 10;
 
 template <typename Op, typename T>
 int shuffle_grid(std::size_t n, int block) {
-  return grid_for(n, block, resident_blocks(shuffle_kernel<Op, T>, block, 0));
+  return reduction::grid_for(n, block, reduction::resident_blocks(shuffle_kernel<Op, T>, block, 0));
 }
 
 template <typename Op, typename T>
 void launch_shuffle(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
-  launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0, scratch, stream);
+  reduction::launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0,
+                               scratch, stream);
 }
 
 template <typename Op, typename T>
 std::size_t shuffle_depth(std::size_t n, int block) {
-  return two_pass_additions(n, block, shuffle_grid<Op, T>(n, block), kShuffleTree);
+  return reduction::two_pass_additions(n, block, shuffle_grid<Op, T>(n, block), kShuffleTree);
 }
 
 }  // namespace ch09

@@ -18,12 +18,7 @@
 
 namespace ch09 {
 
-using reduction::ceil_log2;
 using reduction::DeviceScratch;
-using reduction::grid_for;
-using reduction::launch_two_passes;
-using reduction::resident_blocks;
-using reduction::two_pass_additions;
 
 // With kBlock known to the compiler, every loop bound in the tree is a constant: the loops unroll
 // into a straight line of steps, the steps a smaller block never takes disappear (a 128-thread
@@ -73,19 +68,19 @@ __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::s
 
 template <int kBlock, typename T>
 int unrolled_grid(std::size_t n) {
-  return grid_for(n, kBlock, resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
+  return reduction::grid_for(n, kBlock, reduction::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
 template <int kBlock, typename T>
 void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block: kBlock*/, DeviceScratch& scratch,
                            cudaStream_t stream) {
-  launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0, scratch,
-                    stream);
+  reduction::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
+                               scratch, stream);
 }
 
 template <int kBlock, typename T>
 std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
-  return two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), ceil_log2(kBlock));
+  return reduction::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
 }
 
 // The run-time block size picks one of eleven instantiations, 2^0 to 2^10. One table, built by
