@@ -1,6 +1,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/grid.cuh"
 #include "common/multi_block_testing.cuh"
 #include "common/testing.hpp"
 #include "two_pass.cuh"
@@ -58,7 +59,7 @@ TEST_CASE("two-pass: the grid fills the GPU once, and never outnumbers the work"
     CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(block) + 1, block) == std::min(2, resident));
     CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(1) << 30, block) == resident);
     // Depth of one pass: one element per thread adds nothing in the loop, two add once.
-    CHECK(ch08::pass_depth(std::size_t(block), 1, block) == ceil_log2(block));
-    CHECK(ch08::pass_depth(2 * std::size_t(block), 1, block) == 1 + ceil_log2(block));
+    CHECK(grid_stride_rounded_additions(std::size_t(block), block, ceil_log2(block)) == ceil_log2(block));
+    CHECK(grid_stride_rounded_additions(2 * std::size_t(block), block, ceil_log2(block)) == 1 + ceil_log2(block));
   }
 }

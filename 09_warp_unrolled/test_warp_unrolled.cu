@@ -210,7 +210,7 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
     CHECK(ch09::single_block_threads<T>(most + 1) == (threads < C::kSingleBlockMax ? 2 * threads : 0));
     for (std::size_t n : {most - 1, most, most + 1}) sizes.push_back(n);
   }
-  const std::size_t sms = ch09::multiprocessors();
+  const std::size_t sms = multiprocessors();
   const std::size_t mid_most = std::size_t(C::kMidBlock) * C::kLoadsInFlight * kCount * C::kMidBlocksPerMultiprocessor * sms;
   const auto mid = ch09::fastest_plan<Sum, T>(mid_most), large = ch09::fastest_plan<Sum, T>(mid_most + 1);
   CHECK(mid.block == C::kMidBlock);

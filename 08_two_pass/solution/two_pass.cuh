@@ -4,11 +4,11 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <vector>
 
 #include "common/cuda_check.cuh"
+#include "common/grid.cuh"
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 #include "common/variants.cuh"
@@ -54,37 +54,18 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
 
 // How many blocks of `block` threads the GPU runs at once: the occupancy calculator's blocks per
 // multiprocessor (limited by threads, registers and shared memory per block) times the number of
-// multiprocessors. The answer depends only on the kernel, the block size and the device, so it is
-// asked once per kernel and block size (a program uses one device) and kept.
+// multiprocessors. The answer depends only on the kernel, the block size and the device, so
+// common/grid.cuh asks once per kernel and block size and keeps it.
 template <Handoff kHandoff, typename T>
 int resident_blocks(int block) {
-  static int known[11] = {};  // by log2(block), for blocks of 1 to 1024 threads
-  int& blocks = known[reduction::ceil_log2(block)];
-  if (blocks == 0) {
-    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, two_pass_kernel<kHandoff, T>, block,
-                                                             block * sizeof(T)));
-    blocks = per_multiprocessor * multiprocessors;
-  }
-  return blocks;
+  return reduction::resident_blocks(two_pass_kernel<kHandoff, T>, block, block * sizeof(T));
 }
 
 // The first pass's grid: every block the GPU can run at once (more would only wait for a free
 // multiprocessor, then loop over the same input), but no more blocks than n has elements for.
 template <Handoff kHandoff, typename T>
 int grid_size(std::size_t n, int block) {
-  const std::size_t blocks_with_work = (n + block - 1) / block;
-  return static_cast<int>(std::min<std::size_t>(blocks_with_work, resident_blocks<kHandoff, T>(block)));
-}
-
-// The most rounded additions an element meets in a pass over n elements with `grid` blocks (see
-// common/reference.hpp): up to ceil(n / threads) - 1 in its thread's loop (the first, into the
-// identity, is exact), then log2(block) in the tree.
-inline std::size_t pass_depth(std::size_t n, int grid, int block) {
-  const std::size_t threads = std::size_t(grid) * block;
-  return (n + threads - 1) / threads - 1 + reduction::ceil_log2(block);
+  return reduction::grid_for(n, block, resident_blocks<kHandoff, T>(block));
 }
 
 // finish_cpu: the partials travel to the host, which adds them in a loop and sends the sum back.
@@ -128,23 +109,26 @@ void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, r
   CUDA_CHECK_LAUNCH();
 }
 
-// Depths of the three finishes: the first pass, then the host's loop or the atomics (up to
-// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
-// grid's partials with one block.
+// Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
+// a thread's loop, then log2(block) in the tree: common/grid.cuh), then the host's loop or the
+// atomics (up to grid - 1 rounded additions; the first, into the identity, is exact), or a second
+// pass over the grid's partials with one block.
 template <typename T>
 std::size_t depth_finish_cpu(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
-  return pass_depth(n, grid, block) + grid - 1;
+  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
 std::size_t depth_finish_atomic(std::size_t n, int block) {
   const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
-  return pass_depth(n, grid, block) + grid - 1;
+  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
 std::size_t depth_finish_kernel(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
-  return pass_depth(n, grid, block) + pass_depth(grid, 1, block);
+  const std::size_t tree = reduction::ceil_log2(block);
+  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
+         reduction::grid_stride_rounded_additions(grid, block, tree);
 }
 
 template <typename T>

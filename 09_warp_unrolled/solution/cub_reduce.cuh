@@ -1,0 +1,74 @@
+// Chapter 09, step 6: the library ceiling. cub::DeviceReduce in the same process, timed beside
+// fastest on the same input.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "common/cuda_check.cuh"
+#include "common/gpu.cuh"
+#include "common/grid.cuh"
+#include "common/ops.hpp"
+
+namespace ch09 {
+
+using reduction::DeviceScratch;
+
+// 6. cub: cub::DeviceReduce, the library ceiling, in the same process. CUB picks its own block
+//    size and grid; `block` does not apply. The size of its temporary storage depends only on n
+//    and the device, so it is asked once per n and kept, as a careful caller would.
+template <typename Op, typename T>
+cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result,
+                       cudaStream_t stream) {
+  if constexpr (std::is_same_v<Op, reduction::Sum>)
+    return cub::DeviceReduce::Sum(temp, temp_bytes, input, result, n, stream);
+  else if constexpr (std::is_same_v<Op, reduction::Max>)
+    return cub::DeviceReduce::Max(temp, temp_bytes, input, result, n, stream);
+  else
+    return cub::DeviceReduce::Min(temp, temp_bytes, input, result, n, stream);
+}
+
+template <typename Op, typename T>
+void launch_cub(const T* input, std::size_t n, T* result, int /*block*/, DeviceScratch& scratch, cudaStream_t stream) {
+  static std::mutex mutex;  // the table is shared by every host thread
+  static std::map<std::pair<int, std::size_t>, std::size_t> temp_bytes_for;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::size_t bytes = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = temp_bytes_for.find({device, n});
+    if (it == temp_bytes_for.end()) {
+      CUDA_CHECK(cub_reduce<Op>(nullptr, bytes, input, n, result, stream));
+      it = temp_bytes_for.emplace(std::make_pair(device, n), std::max<std::size_t>(bytes, 1)).first;
+    }
+    bytes = it->second;
+  }
+  CUDA_CHECK(cub_reduce<Op>(scratch.get(bytes), bytes, input, n, result, stream));
+  CUDA_CHECK_LAUNCH();
+}
+
+// CUB does not document its order of additions. This bound follows its reduction in this
+// toolkit's version (CCCL 3.0): tiles of 4096 elements, 16 added by each of 256 threads; each
+// block takes an even share of the tiles, and there are at least as many blocks as multiprocessors
+// while tiles last (CUB launches up to five waves) and never more than tiles; a block tree of 5
+// shuffle levels and 8 warp totals; then one block does the same over the block results.
+inline std::size_t cub_depth(std::size_t n, int /*block*/) {
+  constexpr std::size_t kTile = 4096, kPerThread = 16, kTree = 5 + 8;
+  const std::size_t tiles = std::max<std::size_t>(1, (n + kTile - 1) / kTile);
+  const std::size_t fewest_blocks = std::min<std::size_t>(tiles, reduction::multiprocessors());
+  const std::size_t most_blocks = tiles;
+  const std::size_t first = (tiles + fewest_blocks - 1) / fewest_blocks * kPerThread + kTree;
+  const std::size_t second = (most_blocks + kTile - 1) / kTile * kPerThread + kTree;
+  return first + second;
+}
+
+}  // namespace ch09

@@ -1,0 +1,233 @@
+// Chapter 09, step 5: fastest. The shuffle kernel, plus what the memory system rewards, and a path
+// for every size. This file holds its path for large n; fastest_small.cuh the one for small n.
+//
+// Large n, the grid path (fastest_kernel). Each knob is a template argument so that the program's
+// --sweep can time every combination; FastestChoice (fastest_choice.cuh) holds the ones the
+// measurements picked.
+//  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
+//    one element. A quarter of the load instructions and address calculations for the same bytes.
+//  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
+//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. The
+//    thread's last vectors, fewer than kLoadsInFlight, follow one at a time.
+//  - kOnePass: instead of a second launch over the block results, the last block to finish adds
+//    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
+//    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
+//    every other block's result is written. atomicInc wraps the counter back to 0 at that moment,
+//    so it is ready for the next launch without a reset. The counter goes with the scratch the
+//    caller passes (block_counter_for): reductions with different scratch may run at the same time.
+//  - kChunked: each block streams one contiguous chunk of the input instead of striding over the
+//    whole grid (the layout CUB uses).
+//  - waves (run time): the grid is this many times the resident blocks.
+//
+// Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+
+#include "common/grid.cuh"
+#include "common/ops.hpp"
+#include "shuffle.cuh"
+
+namespace ch09 {
+
+using reduction::DeviceScratch;
+
+// The unit of one load: 16 bytes when kWide, else one element. Vectors need 16-byte alignment:
+// the elements before the first 16-byte boundary (the head) and after the last whole vector (the
+// tail) are added one by one, by the grid's first threads.
+template <typename T, bool kWide>
+struct Lanes {
+  static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;
+  struct alignas(kWide ? 16 : alignof(T)) Vector {
+    T lane[count];
+  };
+};
+
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kChunked>
+__device__ T wide_partial(const T* input, std::size_t n) {
+  // EXERCISE: thread_partial, reading kWide ? 16 bytes : one element per load. Hints:
+  // HINT: - Lanes<T, kWide>::Vector is the unit of a load; the elements before the first aligned
+  // HINT:   address (the head) and after the last whole vector (the tail) are added one by one by
+  // HINT:   the grid's first threads;
+  // HINT: - kChunked: block b takes vectors [b * chunk, (b + 1) * chunk), chunk = ceil(vectors / gridDim.x),
+  // HINT:   its threads striding by blockDim.x; otherwise the whole grid strides over all vectors;
+  // HINT: - issue kLoadsInFlight loads into an array (#pragma unroll) before adding any of them;
+  // HINT:   then the thread's last vectors (fewer than kLoadsInFlight) one at a time.
+  // PLACEHOLDER: return Op::template identity<T>();
+  using Vector = typename Lanes<T, kWide>::Vector;
+  constexpr int kCount = Lanes<T, kWide>::count;
+  const Op op{};
+  T sum = Op::template identity<T>();
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % alignof(Vector) / sizeof(T);
+  const std::size_t to_boundary = misaligned ? kCount - misaligned : 0;
+  const std::size_t head = to_boundary < n ? to_boundary : n;
+  const std::size_t vectors = (n - head) / kCount;
+  const auto* vector = reinterpret_cast<const Vector*>(input + head);
+
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t first, step, end;
+  if constexpr (kChunked) {
+    const std::size_t chunk = (vectors + gridDim.x - 1) / gridDim.x;
+    first = std::size_t(blockIdx.x) * chunk + threadIdx.x;
+    step = blockDim.x;
+    const std::size_t chunk_end = std::size_t(blockIdx.x + 1) * chunk;
+    end = chunk_end < vectors ? chunk_end : vectors;
+  } else {
+    first = thread;
+    step = std::size_t(blockDim.x) * gridDim.x;
+    end = vectors;
+  }
+  std::size_t i = first;
+  for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
+    Vector v[kLoadsInFlight];
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = vector[i + k * step];  // all loads issued first
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+  }
+  // The last vectors, fewer than kLoadsInFlight, one at a time. (Loading them all at once, as the
+  // loop above does, measured 1.5 % slower at 2^28 on the H200: README, "A path for every size".)
+  for (; i < end; i += step) {
+    const Vector v = vector[i];
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum = op(sum, v.lane[j]);
+  }
+  const std::size_t tail = head + vectors * kCount;
+  if (thread < head) sum = op(sum, input[thread]);
+  if (thread < n - tail) sum = op(sum, input[tail + thread]);
+  return sum;
+  // END EXERCISE
+}
+
+// The last block's first step: every block's result, read through L2 (__ldcg: where the other
+// blocks' stores landed, never a stale L1 line), four loads in flight per thread.
+template <typename Op, typename T>
+__device__ T fold_block_results(const T* block_results, unsigned count) {
+  // EXERCISE: each thread adds block_results[threadIdx.x], [threadIdx.x + blockDim.x], ... below
+  // HINT: `count`, read with __ldcg (through L2, where the other blocks' stores landed), in rounds of four
+  // HINT: loads issued before any is added (the identity for the indices past `count`).
+  // PLACEHOLDER: return Op::template identity<T>();
+  constexpr int kInFlight = 4;
+  const Op op{};
+  T sum = Op::template identity<T>();
+  for (unsigned b = threadIdx.x; b < count; b += kInFlight * blockDim.x) {
+    T r[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+      r[k] = b + k * blockDim.x < count ? __ldcg(block_results + b + k * blockDim.x) : Op::template identity<T>();
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) sum = op(sum, r[k]);
+  }
+  return sum;
+  // END EXERCISE
+}
+
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+__global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, T* result, unsigned int* blocks_done) {
+  // EXERCISE: block_reduce<Op>(wide_partial<...>(input, n)). Two passes: thread 0 writes the block's
+  // HINT: total to block_results[blockIdx.x]. One pass (kOnePass): thread 0 also makes the total
+  // HINT: visible (__threadfence()), counts the block done with atomicInc(blocks_done, gridDim.x - 1)
+  // HINT: and shares through shared memory whether it was the last (the count it saw was
+  // HINT: gridDim.x - 1); the last block reduces fold_block_results(block_results, gridDim.x) with
+  // HINT: block_reduce and writes *result.
+  const T total = block_reduce<Op>(wide_partial<Op, T, kWide, kLoadsInFlight, kChunked>(input, n));
+  if constexpr (!kOnePass) {
+    if (threadIdx.x == 0) block_results[blockIdx.x] = total;
+  } else {
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+      block_results[blockIdx.x] = total;
+      __threadfence();  // the result is visible to every block before this block counts as done
+      last = atomicInc(blocks_done, gridDim.x - 1) == gridDim.x - 1;
+      __threadfence();  // and the last block reads the others' results only after counting
+    }
+    __syncthreads();
+    if (!last) return;
+    const T sum = block_reduce<Op>(fold_block_results<Op>(block_results, gridDim.x));
+    if (threadIdx.x == 0) *result = sum;
+  }
+  // END EXERCISE
+}
+
+// The one-pass grid's block counter. It must read zero when a launch starts, and the launch's last
+// block leaves it at zero, so it needs no memset per call. Where it lives decides what may run at
+// once. This chapter first had one __device__ counter for the whole program: two reductions on
+// concurrent streams then counted each other's blocks, and one finished early or never. Now each
+// scratch allocation has its own counter, which the launcher keeps beside it (keyed by the
+// scratch's device address), zeroed once, on the caller's stream, when that address is first
+// seen. The block results already live in the scratch, so the rule for callers is the one CUB
+// states for its temporary storage: calls that may run at the same time must not share one
+// DeviceScratch. Calls with different scratch run together safely, on any streams and host
+// threads. (Inside the scratch itself the counter would not survive: the other launchers that
+// are handed the same scratch in turn, cub among them, write over its first bytes.)
+inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, unsigned int*> counters;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = counters.find(scratch_memory); it != counters.end()) return it->second;
+  unsigned int* counter = nullptr;
+  CUDA_CHECK(cudaMalloc(&counter, sizeof(unsigned int)));
+  CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));  // before this call's kernel
+  counters.emplace(scratch_memory, counter);
+  return counter;
+}
+
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+int fastest_grid(std::size_t n, int block, int waves) {
+  const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
+  const std::size_t per_block = std::size_t(block) * kLoadsInFlight * Lanes<T, kWide>::count;
+  return reduction::grid_for(n, per_block, waves * reduction::resident_blocks(kernel, block, 0));
+}
+
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
+                         cudaStream_t stream) {
+  const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
+  if constexpr (kOnePass) {
+    T* block_results = scratch.get_as<T>(grid);
+    kernel<<<grid, block, 0, stream>>>(input, n, block_results, result, block_counter_for(block_results, stream));
+    CUDA_CHECK_LAUNCH();
+  } else if (grid == 1) {
+    kernel<<<1, block, 0, stream>>>(input, n, result, nullptr, nullptr);
+    CUDA_CHECK_LAUNCH();
+  } else {
+    T* block_results = scratch.get_as<T>(grid);
+    kernel<<<grid, block, 0, stream>>>(input, n, block_results, nullptr, nullptr);
+    CUDA_CHECK_LAUNCH();
+    kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr, nullptr);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+// Any configuration of the knobs, the grid from `waves` (the program's --sweep and the tests).
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
+                         cudaStream_t stream) {
+  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
+  launch_fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(input, n, result, block, grid, scratch, stream);
+}
+
+// Its thread loop adds up to ceil(n / threads) elements, plus up to two vectors' worth for the
+// rounding of the vector count and one element each of the head and tail; then the shuffle tree;
+// then the same over the block results (in the last block, or in the second launch).
+template <typename T, bool kWide>
+std::size_t grid_path_depth(std::size_t n, int block, int grid) {
+  constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
+  return reduction::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
+         reduction::grid_stride_additions(grid, block, kShuffleTree) + slack;
+}
+
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
+  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
+  return grid_path_depth<T, kWide>(n, block, grid);
+}
+
+}  // namespace ch09

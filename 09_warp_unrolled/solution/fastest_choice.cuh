@@ -1,0 +1,72 @@
+// Chapter 09, step 5: what fastest chooses at each size, from the measurements. Its grid path
+// (fastest.cuh) takes every knob as a template argument so that --sweep can time them all; this
+// file names the winners, and the grid path's block and grid for n. fastest_small.cuh picks
+// between that and the single-block path.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "common/grid.cuh"
+#include "fastest.cuh"
+
+namespace ch09 {
+
+
+// What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
+// measurements). The program prints the choice for its n.
+struct FastestChoice {
+  // Every path: 16-byte loads, four in flight per thread before the first is added (--sweep at
+  // 2^28: four beat one and two; eight came within 0.6 %).
+  static constexpr bool kWide = true;
+  static constexpr int kLoadsInFlight = 4;
+  // Small n: one block of 32 to 1024 threads (single_block_threads), each thread at most
+  // kLoadsInFlight vectors, so the whole input is one round of loads: up to 1024 x 4 x 16 bytes =
+  // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
+  // round, while the grid spreads the bytes over several at the price of the counter.
+  static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
+  // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
+  // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
+  // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
+  // multiprocessors (--sweep, float 2^20 on the H200: 256 threads and one wave 8.26 us, 1024
+  // threads and two waves 8.77 us). Not more blocks than that: each counts itself done on the one
+  // counter, and atomics on one address are served one after another.
+  static constexpr int kMidBlock = 256;
+  static constexpr int kMidBlocksPerMultiprocessor = 2;
+  // Large n: --sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
+  // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave). Between mid and
+  // large, at least one block per multiprocessor, each thread's loads then less than one round.
+  static constexpr bool kOnePass = true;
+  static constexpr bool kChunked = false;
+  static constexpr int kBlock = 1024;
+  static constexpr int kWaves = 2;
+};
+
+// Where fastest runs n: one block (the single-block path), or the grid path with this block and grid.
+struct FastestPlan {
+  bool single_block = false;
+  int block = 0;
+  int grid = 0;
+};
+
+// The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most kWaves waves.
+template <typename Op, typename T>
+FastestPlan fastest_grid_plan(std::size_t n) {
+  using C = FastestChoice;
+  const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
+  const std::size_t count = Lanes<T, C::kWide>::count;
+  const std::size_t sms = std::size_t(reduction::multiprocessors());
+  const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
+  if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
+    return {false, C::kMidBlock, reduction::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
+  const std::size_t wanted = std::max((n + round - 1) / round, sms);
+  const std::size_t most = std::size_t(C::kWaves) * reduction::resident_blocks(kernel, C::kBlock, 0);
+  return {false, C::kBlock, int(std::min(wanted, most))};
+}
+
+}  // namespace ch09

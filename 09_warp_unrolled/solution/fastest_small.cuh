@@ -1,0 +1,237 @@
+// Chapter 09, step 5 continued: fastest's single-block path for small n, and at the end of this
+// file fastest itself, which picks the path (by FastestChoice, fastest_choice.cuh) and launches it.
+//
+// Below some thousands of elements moving the bytes takes no time: a reduction costs its launch
+// and the chain of steps inside it that wait for one another. The grid path's chain is long for
+// that: the loads, the block's tree, the block's result stored and fenced, the atomic, the last
+// block's loads of every result, a second tree. cub::DeviceReduce has a path of its own for small
+// inputs: up to one tile (on sm_90, 256 threads x 16 items of 4 bytes, 4096 ints or floats, 8 items
+// or 2048 doubles: Policy600 in CCCL's tuning_reduce.cuh) it launches one block that writes the
+// result itself. A full tile it reads with four 16-byte loads per thread; a tile that is not full,
+// one element at a time, in a loop in which the first element and the first (items - 1) % 4 are
+// loads of their own, outside the four-way unrolled part (its PTX in this toolkit).
+//
+// This path does the least a reduction of n elements must: one launch of one block, whose every
+// thread issues all of its loads at once, 16-byte vectors (at most kLoadsInFlight of them) and the
+// odd elements before the first aligned address and after the last whole vector, so that the input
+// is one trip to memory; then the additions in registers; then the block's total by the shortest
+// route the hardware has (block_total); then thread 0 stores it. No counter, no scratch, no second
+// trip. The block is the fewest threads, a power of two from 32, that cover n in one round
+// (single_block_threads): a smaller block has fewer warps to combine, and one warp (up to 512 ints
+// or floats, 256 doubles) needs neither shared memory nor a barrier.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "common/grid.cuh"
+#include "common/ops.hpp"
+#include "fastest.cuh"
+#include "fastest_choice.cuh"
+#include "shuffle.cuh"
+
+namespace ch09 {
+
+using reduction::DeviceScratch;
+
+// The total of one warp's values in lane 0: of the first kLanes lanes' values. sm_80 and newer add,
+// or take the max or min of, 32 ints in one instruction (redux.sync, as CUB does); otherwise
+// log2(kLanes) shuffle steps.
+template <typename Op, int kLanes, typename T>
+__device__ __forceinline__ T warp_total(T value) {
+  // EXERCISE: the total of the first kLanes lanes' values, in lane 0. On sm_80 and newer
+  // HINT: (#if __CUDA_ARCH__ >= 800), an int sum, max or min is one instruction for the whole warp:
+  // HINT: __reduce_add_sync, __reduce_max_sync, __reduce_min_sync(0xffffffffu, value). Otherwise
+  // HINT: log2(kLanes) steps: value = op(value, __shfl_down_sync(0xffffffffu, value, offset)) for
+  // HINT: offset = kLanes / 2, ..., 1.
+  // PLACEHOLDER: return value;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, int> && std::is_same_v<Op, reduction::Sum>) {
+    return __reduce_add_sync(0xffffffffu, value);
+  } else if constexpr (std::is_same_v<T, int> && std::is_same_v<Op, reduction::Max>) {
+    return __reduce_max_sync(0xffffffffu, value);
+  } else if constexpr (std::is_same_v<T, int> && std::is_same_v<Op, reduction::Min>) {
+    return __reduce_min_sync(0xffffffffu, value);
+  } else
+#endif
+  {
+    const Op op{};
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset /= 2) value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+    return value;
+  }
+  // END EXERCISE
+}
+
+// The block's total in thread 0, for a block of kThreads (a multiple of 32): each warp's total,
+// then, with more than one warp, the warp totals through shared memory and one barrier, and
+// log2(warps) steps in warp 0 (block_reduce takes 5 there, whatever the block).
+template <typename Op, int kThreads, typename T>
+__device__ __forceinline__ T block_total(T value) {
+  // EXERCISE: warp_total<Op, 32> in every warp; with more than one warp, lane 0 of each stores its
+  // HINT: total in a `__shared__ T warp_totals[kThreads / 32]`, __syncthreads(), and warp 0 takes
+  // HINT: warp_total<Op, kThreads / 32> of them (the identity in the lanes past the last warp).
+  constexpr int kWarps = kThreads / 32;
+  value = warp_total<Op, 32>(value);
+  if constexpr (kWarps > 1) {
+    __shared__ T warp_totals[kWarps];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) warp_totals[warp] = value;
+    __syncthreads();
+    if (warp == 0) value = warp_total<Op, kWarps>(lane < kWarps ? warp_totals[lane] : Op::template identity<T>());
+  }
+  // END EXERCISE
+  return value;
+}
+
+// One 16-byte vector through the read-only data path (ld.global.nc), as CUB loads.
+template <typename T>
+__device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
+  const uint4 bits = __ldg(reinterpret_cast<const uint4*>(address));
+  typename Lanes<T, true>::Vector v;
+  static_assert(sizeof(v) == sizeof(bits), "a vector is 16 bytes");
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// n must be at most kThreads x kLoadsInFlight vectors (single_block_threads sees to it).
+template <typename Op, typename T, int kThreads>
+__global__ void __launch_bounds__(kThreads) single_block_kernel(const T* __restrict__ input, std::size_t n, T* result) {
+  // EXERCISE: the whole input in one round of loads, then the block's total. Hints:
+  // HINT: - head, vectors and tail as in wide_partial; thread t loads vectors t, t + kThreads, ...
+  // HINT:   (FastestChoice::kLoadsInFlight of them at most, the identity where i >= vectors) with
+  // HINT:   load_vector<T>, and the odd elements input[t] (t < head) and input[tail + t]
+  // HINT:   (t < n - tail) with __ldg, every load before the first addition;
+  // HINT: - add them up in registers, then block_total<Op, kThreads>; thread 0 writes *result.
+  using Vector = typename Lanes<T, true>::Vector;
+  constexpr int kCount = Lanes<T, true>::count;
+  constexpr int kLoads = FastestChoice::kLoadsInFlight;
+  const Op op{};
+  const T identity = Op::template identity<T>();
+  const unsigned t = threadIdx.x;
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % sizeof(Vector) / sizeof(T);
+  const std::size_t to_boundary = misaligned ? kCount - misaligned : 0;
+  const std::size_t head = to_boundary < n ? to_boundary : n;
+  const std::size_t vectors = (n - head) / kCount;
+  const std::size_t tail = head + vectors * kCount;
+  const auto* vector = reinterpret_cast<const Vector*>(input + head);
+
+  // Every load first: the thread's vectors t, t + kThreads, ... and its odd elements.
+  Vector v[kLoads];
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) {
+    const std::size_t i = t + std::size_t(k) * kThreads;
+    if (i < vectors) {
+      v[k] = load_vector<T>(vector + i);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) v[k].lane[j] = identity;
+    }
+  }
+  const T before = t < head ? __ldg(input + t) : identity;
+  const T after = t < n - tail ? __ldg(input + tail + t) : identity;
+
+  // Then the additions: each lane of the vectors in its own chain, then the lanes pairwise.
+  T lanes[kCount];
+#pragma unroll
+  for (int j = 0; j < kCount; ++j) {
+    lanes[j] = v[0].lane[j];
+#pragma unroll
+    for (int k = 1; k < kLoads; ++k) lanes[j] = op(lanes[j], v[k].lane[j]);
+  }
+#pragma unroll
+  for (int width = kCount / 2; width > 0; width /= 2)
+#pragma unroll
+    for (int j = 0; j < width; ++j) lanes[j] = op(lanes[j], lanes[j + width]);
+  const T total = block_total<Op, kThreads>(op(op(lanes[0], before), after));
+  if (t == 0) *result = total;
+  // END EXERCISE
+}
+
+// The single-block path's block for n elements of T: the fewest threads, a power of two from 32,
+// that hold n in kLoadsInFlight vectors each; 0 when n needs more than kSingleBlockMax threads
+// (then the grid path runs). However n is aligned, it spans at most ceil(n / count) whole vectors.
+template <typename T>
+constexpr int single_block_threads(std::size_t n) {
+  using C = FastestChoice;
+  constexpr std::size_t kCount = Lanes<T, true>::count;
+  const std::size_t vectors = (n + kCount - 1) / kCount;
+  for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
+    if (vectors <= std::size_t(threads) * C::kLoadsInFlight) return threads;
+  return 0;
+}
+
+// Six instantiations per operator and type, 32 to 1024 threads, in a table built by the compiler
+// (as for `unrolled`).
+constexpr int kSingleBlockSizes = 6;
+constexpr int single_block_index(int threads) {
+  int k = 0;
+  while ((FastestChoice::kSingleBlockMin << k) < threads) ++k;
+  return k;
+}
+
+template <typename T>
+using SingleBlockKernel = void (*)(const T*, std::size_t, T*);
+
+template <typename Op, typename T, int... k>
+constexpr std::array<SingleBlockKernel<T>, sizeof...(k)> single_block_kernels(std::integer_sequence<int, k...>) {
+  return {&single_block_kernel<Op, T, (FastestChoice::kSingleBlockMin << k)>...};
+}
+
+// No driver query and no lookup: on this path the launcher's own time is part of what the caller
+// waits for, and at small n every microsecond counts.
+template <typename Op, typename T>
+void launch_single_block(const T* input, std::size_t n, T* result, cudaStream_t stream) {
+  static constexpr auto table = single_block_kernels<Op, T>(std::make_integer_sequence<int, kSingleBlockSizes>{});
+  const int threads = single_block_threads<T>(n);
+  if (threads == 0) throw std::invalid_argument("single_block: n too large for one block");
+  table[single_block_index(threads)]<<<1, threads, 0, stream>>>(input, n, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+// An element meets kLoadsInFlight - 1 additions in its lane's chain, log2(count) between the lanes,
+// the head and tail elements, then at most 5 + 5 levels of the block's tree.
+template <typename T>
+constexpr std::size_t single_block_depth() {
+  return FastestChoice::kLoadsInFlight - 1 + (Lanes<T, true>::count == 4 ? 2 : 1) + 2 + kShuffleTree;
+}
+
+// fastest itself: the path, block and grid for n, then the launch.
+template <typename Op, typename T>
+FastestPlan fastest_plan(std::size_t n) {
+  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
+  return fastest_grid_plan<Op, T>(n);
+}
+
+// Like cub, fastest brings its own block size; --block applies to the lesson's variants. Safe to
+// call from several streams and host threads at once, each call with its own DeviceScratch.
+template <typename Op, typename T>
+void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
+                    cudaStream_t stream) {
+  using C = FastestChoice;
+  if (single_block_threads<T>(n) != 0) {
+    launch_single_block<Op, T>(input, n, result, stream);
+    return;
+  }
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
+                                                                                    plan.grid, scratch, stream);
+}
+
+template <typename Op, typename T>
+std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
+  using C = FastestChoice;
+  if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
+  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid);
+}
+
+}  // namespace ch09

@@ -1,0 +1,139 @@
+// Chapter 09, steps 1 and 2: the warp finishes.
+//
+// Chapter 08's tree waits at __syncthreads() after every step, even once the only threads still
+// adding all sit in warp 0. These two kernels finish the last six steps inside that warp with no
+// block-wide barrier: warp_volatile the classic way, a data race since Volta, kept as a cautionary
+// example; warp_syncwarp the same finish made correct with warp barriers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "common/grid.cuh"
+#include "common/ops.hpp"
+#include "common/reference.hpp"
+
+namespace ch09 {
+
+using reduction::DeviceScratch;
+using reduction::thread_partial;
+
+// 1. warp_volatile: the classic warp-synchronous finish. A CAUTIONARY EXAMPLE: on Volta and every
+//    GPU since, it is a data race, and compute-sanitizer's racecheck says so.
+//
+// Chapter 08's tree ends with log2(blockDim.x) steps, each behind __syncthreads(). Once 32 or fewer
+// threads are active they all sit in warp 0, and before Volta a warp's 32 threads executed every
+// instruction together, in lock-step: all 32 loads of a step happened before any of its stores,
+// and one step's stores before the next step's loads. So the last six steps skipped the barrier.
+// `volatile` makes the compiler load and store shared memory at every step instead of keeping
+// values in registers, where the other lanes could not see them. All 32 lanes run every step
+// (lanes past the useful ones add values nobody reads), so the warp never diverges.
+//
+// Volta gave each thread its own program counter (independent thread scheduling): the lanes of a
+// warp may now run apart, and nothing orders lane 0's read of slot 16 after lane 16's write of
+// it. The result is usually right because the warp happens to stay together, which is exactly
+// what makes the race dangerous. Nothing in the language promised lock-step.
+//
+// The warp reads slots up to 63, so shared memory holds at least 64 values, and a 32-thread block
+// fills slots 32 to 63 with the identity. (The CUDA Handbook's listing sizes its array to the
+// block and so reads past the end of it for a 32-thread block.)
+template <typename T>
+__global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_results) {
+  // EXERCISE: chapter 08's kernel with the classic warp-synchronous finish. Hints:
+  // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n); in a 32-thread block also fill slots
+  // HINT:   32 to 63 with the identity (the warp reads up to slot 63); then __syncthreads().
+  // HINT: - halve the active threads with __syncthreads() after each step while more than 32 are active;
+  // HINT: - then, in threads t < 32, through a `volatile T*` to the same memory and with no barrier:
+  // HINT:   warp[t] = add(warp[t], warp[t + d]) for d = 32, 16, 8, 4, 2, 1;
+  // HINT: - thread 0 writes warp[0] to block_results[blockIdx.x].
+  // HINT: Then run compute-sanitizer --tool racecheck on it, and read the header comment above again.
+  extern __shared__ __align__(16) unsigned char shared_bytes[];  // max(blockDim.x, 64) values
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const reduction::Sum add{};
+  const unsigned t = threadIdx.x;
+  partial[t] = thread_partial<reduction::Sum>(input, n);
+  if (t + blockDim.x < 64) partial[t + blockDim.x] = reduction::Sum::identity<T>();
+  __syncthreads();
+  for (unsigned active = blockDim.x / 2; active > 32; active /= 2) {
+    if (t < active) partial[t] = add(partial[t], partial[t + active]);
+    __syncthreads();
+  }
+  if (t < 32) {
+    volatile T* warp = partial;
+    warp[t] = add(warp[t], warp[t + 32]);
+    warp[t] = add(warp[t], warp[t + 16]);
+    warp[t] = add(warp[t], warp[t + 8]);
+    warp[t] = add(warp[t], warp[t + 4]);
+    warp[t] = add(warp[t], warp[t + 2]);
+    warp[t] = add(warp[t], warp[t + 1]);
+    if (t == 0) block_results[blockIdx.x] = warp[0];
+  }
+  // END EXERCISE
+}
+
+// 2. warp_syncwarp: the same finish, made correct. __syncwarp() is a barrier for the lanes of one
+//    warp, and orders their shared-memory accesses as __syncthreads() does for a block. Each step
+//    reads its neighbour into a register, waits until every lane has read, writes, and waits
+//    until every lane's write is visible. `volatile` is no longer needed: the barriers order the
+//    accesses, and the running sum stays in a register.
+template <typename T>
+__global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_results) {
+  // EXERCISE: the same kernel as warp_volatile, with a correct warp finish. Hints: in threads t < 32,
+  // HINT: keep the running sum in a register; at each step d = 32, ..., 1 read partial[t + d] and add
+  // HINT: it, __syncwarp(), write partial[t], __syncwarp(). No volatile is needed. Thread 0 writes the
+  // HINT: sum to block_results[blockIdx.x].
+  extern __shared__ __align__(16) unsigned char shared_bytes[];  // max(blockDim.x, 64) values
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const reduction::Sum add{};
+  const unsigned t = threadIdx.x;
+  partial[t] = thread_partial<reduction::Sum>(input, n);
+  if (t + blockDim.x < 64) partial[t + blockDim.x] = reduction::Sum::identity<T>();
+  __syncthreads();
+  for (unsigned active = blockDim.x / 2; active > 32; active /= 2) {
+    if (t < active) partial[t] = add(partial[t], partial[t + active]);
+    __syncthreads();
+  }
+  if (t < 32) {
+    T sum = partial[t];
+#pragma unroll
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+      sum = add(sum, partial[t + offset]);
+      __syncwarp();  // every lane has read slot t + offset before any lane overwrites it
+      partial[t] = sum;
+      __syncwarp();  // every lane's new value is visible before the next step reads it
+    }
+    if (t == 0) block_results[blockIdx.x] = sum;
+  }
+  // END EXERCISE
+}
+
+// Both warp finishes work on whole warps: 32 to 1024 threads, and at least 64 shared slots.
+inline std::size_t warp_finish_slots(int block) { return static_cast<std::size_t>(std::max(block, 64)); }
+
+template <typename T>
+void launch_warp_volatile(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
+                          cudaStream_t stream) {
+  const std::size_t shared = warp_finish_slots(block) * sizeof(T);
+  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_volatile_kernel<T>, block, shared));
+  reduction::launch_two_passes(warp_volatile_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
+}
+
+template <typename T>
+void launch_warp_syncwarp(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
+                          cudaStream_t stream) {
+  const std::size_t shared = warp_finish_slots(block) * sizeof(T);
+  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
+  reduction::launch_two_passes(warp_syncwarp_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
+}
+
+// Both pad the tree to 64 values: log2(max(block, 64)) levels.
+template <typename T>
+std::size_t warp_finish_depth(std::size_t n, int block) {
+  const std::size_t shared = warp_finish_slots(block) * sizeof(T);
+  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
+  return reduction::two_pass_additions(n, block, grid, reduction::ceil_log2(warp_finish_slots(block)));
+}
+
+}  // namespace ch09
