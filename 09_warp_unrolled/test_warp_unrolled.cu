@@ -63,7 +63,7 @@ void check_registry(const std::vector<T>& data, int block) {
   DeviceBuffer<T> input(data);
   DeviceScratch scratch;
   for (const auto& v : ch09::variants<Op, T>()) {
-    if (block < ch09::min_block(v.name)) continue;
+    if (block < v.min_block) continue;
     INFO("variant " << v.name << ", op " << Op::name << ", n " << n << ", block " << block);
     const T first = run_variant(v, input.data(), n, block, scratch);
     CHECK_MATCHES(first, ref, tolerance(ref, v.depth(n, block)));

@@ -28,6 +28,9 @@ namespace ch09 {
 
 // The registry. warp_volatile, warp_syncwarp and unrolled add (sum only); shuffle, fastest and
 // cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
+// The smallest block each takes (the last field, 32 where left out): `unrolled` goes down to one
+// thread; warp_volatile, warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes,
+// the warp finishes read 32 lanes' slots); fastest and cub choose their own block and ignore it.
 template <typename Op, typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> list;
@@ -48,20 +51,6 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
                   launch_fastest<Op, T>, fastest_depth<Op, T>, true, 1});
   list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true, 1});
   return list;
-}
-
-// The names of every variant, in order (those of the sum registry: it has them all).
-inline std::vector<const char*> variant_names() {
-  std::vector<const char*> names;
-  for (const auto& v : variants<reduction::Sum, int>()) names.push_back(v.name);
-  return names;
-}
-
-// The smallest --block each variant accepts: `unrolled` goes down to one thread; warp_volatile,
-// warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes, the warp finishes read
-// 32 lanes' slots), so 32; fastest and cub choose their own block size and ignore --block.
-inline int min_block(const std::string& variant) {
-  return variant == "warp_volatile" || variant == "warp_syncwarp" || variant == "shuffle" ? 32 : 1;
 }
 
 }  // namespace ch09
