@@ -434,7 +434,7 @@ int main(int argc, char** argv) {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
       using T = typename std::decay_t<decltype(data)>::value_type;
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // said once the options and the input are known to be good
-      std::cerr << info.name << ": the kernel in exercise/warp_unrolled.cuh is not implemented yet\n";
+      std::cerr << info.name << ": the kernel in warp_unrolled.cuh is not implemented yet\n";
 #endif
       if (!sizes.empty()) return run_sizes<T>(info, options, data, source, sizes, ops, hot_l2);
       const std::size_t n = data.size();

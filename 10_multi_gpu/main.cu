@@ -474,7 +474,7 @@ int run_chapter(const ChapterInfo& info, const Options& options, const Settings&
   report.fields().set("exchange_bytes_per_gpu", sizeof(T));
   if (!plan.problem.empty()) return root ? report.finish_without_gpu(plan.problem) : int(kNoGpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // said once the options, the input and the GPUs are known to be good
-  if (root) std::cerr << info.name << ": the NCCL combine in exercise/multi_gpu.cuh is not implemented yet\n";
+  if (root) std::cerr << info.name << ": the NCCL combine in multi_gpu.cuh is not implemented yet\n";
 #endif
 
   int nccl_version = 0;
