@@ -26,7 +26,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   if (!plan.problem.empty()) return processes.rank() == 0 ? report.finish_without_gpu(plan.problem) : int(kNoGpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // said once the options, the input and the GPUs are known to be good
   if (processes.rank() == 0)
-    std::cerr << info.name << ": the NCCL combine in exercise/multi_gpu.cuh is not implemented yet\n";
+    std::cerr << info.name << ": the NCCL combine in multi_gpu.cuh is not implemented yet\n";
 #endif
   Loaded<T> loaded = load_shards<T>(plan, n, file, options.seed, processes);  // shards and the reference
   const Measured measured = measure(loaded, plan.gpus, n, options, settings.vector_max, processes);

@@ -11,10 +11,13 @@
 #     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), label
 #                                     # sanitize; "racy: args" for a run racecheck must catch
 #
-# A GPU chapter keeps its kernel header in solution/ and, for instructors, a version with the
-# kernel body left as a TODO in exercise/, under the same file name. Sources include it by name
-# ("simple_kernel.cuh"); REDUCTION_EXERCISES=ON puts exercise/ on the include path instead of
-# solution/, and everything else (program, tests, tour) stays the same.
+# A GPU chapter keeps its kernel header in solution/, and sources include it by name
+# ("simple_kernel.cuh"). Markers in that header say what a student writes; with
+# REDUCTION_EXERCISES=ON the build generates the exercise version of every solution/ file (the
+# marked code left as a TODO with its hints) into build/exercises/<chapter>/ and puts that folder
+# on the include path instead, and everything else (program, tests, tour) stays the same.
+# cmake/Exercises.cmake does this, and makes the `handout` target: the repository for students,
+# every solution/ header replaced by its exercise version.
 #
 # Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
 # `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU.
@@ -65,13 +68,7 @@ function(add_reduction_chapter)
   _reduction_label(${chapter} label)
 
   add_executable(${chapter} ${ARG_PROGRAM})
-  set(kernel_dir ${CMAKE_CURRENT_SOURCE_DIR}/solution)
-  if(REDUCTION_EXERCISES AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
-    set(kernel_dir ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
-  endif()
-  if(EXISTS ${kernel_dir})
-    target_include_directories(${chapter} PRIVATE ${kernel_dir})
-  endif()
+  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (cmake/Exercises.cmake)
   if(ARG_GPU)
     target_link_libraries(${chapter} PRIVATE reduction_gpu)
     set(kind gpu)
@@ -86,9 +83,7 @@ function(add_reduction_chapter)
     string(TOUPPER ${kind_} upper)
     if(ARG_${upper}_TESTS)
       reduction_add_tests(${chapter} ${kind_} ${ARG_${upper}_TESTS})
-      if(EXISTS ${kernel_dir})
-        target_include_directories(${chapter}_${kind_}_tests PRIVATE ${kernel_dir})
-      endif()
+      reduction_use_kernel_headers(${chapter}_${kind_}_tests)
     endif()
   endforeach()
 

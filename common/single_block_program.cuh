@@ -82,7 +82,7 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
       DeviceInfo device;
       if (auto status = open_gpu(report, device)) return *status;
       if (unfinished)
-        std::cerr << info.name << ": the kernel in exercise/" << Chapter::kernel_header << " is not implemented yet\n";
+        std::cerr << info.name << ": the kernel in " << Chapter::kernel_header << " is not implemented yet\n";
       DeviceBuffer<T> input(data), result(1);
       DeviceBuffer<T> work(Chapter::in_place ? n : 0);
       const auto kernel = Chapter::template variant<T>();

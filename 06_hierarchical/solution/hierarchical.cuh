@@ -23,6 +23,18 @@ namespace ch06 {
 // value and lose one of the additions.
 template <typename T>
 __global__ void hierarchical_kernel(const T* input, std::size_t n, T* result) {
+  // EXERCISE: reduce this block's segment of the input and add its sum to *result.
+  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
+  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // HINT:   and view it as T* (reinterpret_cast).
+  // HINT: - The segment of block b starts at 2 x blockDim.x x b: compute it in 64 bits (std::size_t), or an
+  // HINT:   input of more than 2^31 elements overflows it.
+  // HINT: - Thread t loads elements segment + t and segment + t + blockDim.x, skipping any at or past n, and
+  // HINT:   adds them (reduction::Sum{} adds, wrapping around for int) into its slot of shared memory.
+  // HINT: - Then chapter 05's tree: the stride halves from blockDim.x / 2 to 1, with __syncthreads()
+  // HINT:   before each step, threads t < stride adding the slot t + stride to their own.
+  // HINT: - Finally thread 0 adds the block's partial to the result with atomicAdd(result, ...): the
+  // HINT:   launcher has already set *result to zero.
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
@@ -43,6 +55,7 @@ __global__ void hierarchical_kernel(const T* input, std::size_t n, T* result) {
     if (t < stride) partial[t] = add(partial[t], partial[t + stride]);
   }
   if (t == 0) atomicAdd(result, partial[0]);
+  // END EXERCISE
 }
 
 // Blocks needed for n elements, 2 x block per block. Fewer than the grid's limit of 2^31 - 1 for

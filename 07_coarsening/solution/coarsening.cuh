@@ -26,6 +26,15 @@ namespace ch07 {
 // before the first one returns.
 template <int kCoarse, typename T>
 __global__ void coarsened_kernel(const T* input, std::size_t n, T* result) {
+  // EXERCISE: chapter 06's kernel, with each thread adding 2 x kCoarse elements before the tree.
+  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
+  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // HINT:   and view it as T* (reinterpret_cast).
+  // HINT: - Block b's segment holds 2 x kCoarse x blockDim.x elements: compute where it starts in 64 bits.
+  // HINT: - Thread t adds the elements segment + t + k x blockDim.x for k = 0 .. 2 x kCoarse - 1 that lie
+  // HINT:   before n (reduction::Sum{} adds, wrapping around for int). Why this order, and not 2 x kCoarse
+  // HINT:   consecutive elements per thread? Think of what the threads of a warp read together.
+  // HINT: - Then the same tree and the same atomicAdd as chapter 06 (the launcher zeroes *result).
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
@@ -48,6 +57,7 @@ __global__ void coarsened_kernel(const T* input, std::size_t n, T* result) {
     if (t < stride) partial[t] = add(partial[t], partial[t + stride]);
   }
   if (t == 0) atomicAdd(result, partial[0]);
+  // END EXERCISE
 }
 
 // Blocks needed for n elements, 2 x coarse x block per block.

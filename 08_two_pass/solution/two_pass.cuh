@@ -28,6 +28,16 @@ enum class Handoff { Store, AtomicAdd };
 // code, so float results are the same, bit for bit, on every run.
 template <Handoff kHandoff, typename T>
 __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
+  // EXERCISE: sum a grid-stride share of the input per thread, reduce the block, hand on its partial.
+  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
+  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // HINT:   and view it as T* (reinterpret_cast).
+  // HINT: - Each thread starts at the identity and adds input[i] for i = blockIdx.x x blockDim.x +
+  // HINT:   threadIdx.x, then i += gridDim.x x blockDim.x, while i < n. Keep i in 64 bits: with an
+  // HINT:   unsigned i, n above 2^32 would make i wrap around and the loop never end.
+  // HINT: - Then the tree of chapter 06 over the block's slots.
+  // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
+  // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
@@ -50,6 +60,7 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
     else
       out[blockIdx.x] = partial[0];
   }
+  // END EXERCISE
 }
 
 // How many blocks of `block` threads the GPU runs at once: the occupancy calculator's blocks per

@@ -77,7 +77,17 @@ void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceS
 // process makes its one call.
 template <typename T>
 void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t comm, cudaStream_t stream) {
+  // EXERCISE: one NCCL call that adds the `count` elements of `partials` across every GPU of `comm`,
+  // HINT: element by element, and writes the sums to `totals` on every GPU.
+  // HINT: - The collective that leaves the result everywhere is ncclAllReduce(sendbuff, recvbuff,
+  // HINT:   count, datatype, op, comm, stream); its operator for a sum is ncclSum.
+  // HINT: - The element type is NCCL's own enum: nccl_type<T>() above gives it.
+  // HINT: - Pass `stream`, so that NCCL's work runs after the partial's kernel with no host wait.
+  // HINT: - Wrap the call in NCCL_CHECK (nccl_check.hpp), as every CUDA call is wrapped in CUDA_CHECK.
+  // HINT: Until it is written, totals keep the poison the program put there, and every check fails.
+  // PLACEHOLDER: (void)partials, (void)totals, (void)count, (void)comm, (void)stream;
   NCCL_CHECK(ncclAllReduce(partials, totals, count, nccl_type<T>(), ncclSum, comm, stream));
+  // END EXERCISE
 }
 
 // The most rounded additions an element of a shard of `count` elements meets: fastest's on its

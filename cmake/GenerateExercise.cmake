@@ -1,0 +1,154 @@
+# Turns a chapter's solution header into the exercise version a student starts from:
+#
+#   cmake -DSOLUTION=<chapter>/solution/<name>.cuh -DEXERCISE=<out>/<name>.cuh -P cmake/GenerateExercise.cmake
+#
+# The solution marks what the student writes (the marker lines are comments, so the solution
+# compiles as it is):
+#
+#   // EXERCISE: <one line: what the student writes here>     becomes  // TODO: <that line>
+#   // HINT: <a hint>          (zero or more, directly after)   becomes  //   <the hint>
+#   // PLACEHOLDER: <code>     (zero or more, in the block)     becomes  <code>   (so the file compiles)
+#   ... the solution code ...                                   dropped
+#   // END EXERCISE                                             dropped
+#
+# Each marker keeps its own indentation. A file with at least one exercise gets
+# `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once`, which the programs look for
+# to say that the kernel is not written yet; a file without markers comes out unchanged.
+# A marker out of place (nested, unclosed, an END, HINT or PLACEHOLDER outside an exercise, a
+# misspelt marker) stops the generator with `<file>:<line>: <what is wrong>`.
+#
+# cmake/Exercises.cmake runs this script at build time; cmake/Handout.cmake includes it for
+# reduction_generate_exercise().
+cmake_minimum_required(VERSION 3.25)
+
+# Stops the generator with `<where>: <what>` on one line of its own, as a compiler reports an
+# error (message(FATAL_ERROR) alone would fold it over several indented lines).
+function(_exercise_error where)
+  string(JOIN "" what ${ARGN})
+  message(NOTICE "${where}: ${what}")
+  message(FATAL_ERROR "no exercise version was written")
+endfunction()
+
+# reduction_generate_exercise(<solution> <exercise> <count_var>): writes the exercise version of
+# <solution> to <exercise> and sets <count_var> to the number of exercises (EXERCISE markers) in it.
+#
+# The file is walked as one string, a line at a time, and never split into a CMake list: headers
+# are full of `;`, `[` and `]`, which list splitting would take apart or glue together.
+function(reduction_generate_exercise solution exercise count_var)
+  if(NOT EXISTS "${solution}")
+    _exercise_error("${solution}" "no such file")
+  endif()
+  file(READ "${solution}" rest)
+  set(head "")          # the output up to and including `#pragma once`
+  set(output "")        # the output after it
+  set(seen_pragma FALSE)
+  set(state outside)    # outside | hints (right after EXERCISE or a HINT) | code (the solution code)
+  set(opened_at 0)
+  set(exercises 0)
+  set(number 0)
+  while(NOT rest STREQUAL "")
+    string(FIND "${rest}" "\n" end)
+    if(end EQUAL -1)  # a last line without a newline stays without one
+      set(line "${rest}")
+      set(newline "")
+      set(rest "")
+    else()
+      string(SUBSTRING "${rest}" 0 ${end} line)
+      math(EXPR after "${end} + 1")
+      string(SUBSTRING "${rest}" ${after} -1 rest)
+      set(newline "\n")
+    endif()
+    math(EXPR number "${number} + 1")
+    set(where "${solution}:${number}")
+
+    # What kind of line this is. Each pattern is anchored and has one open-ended part at its end,
+    # so a match costs one pass over the line.
+    set(marker "")
+    if(line MATCHES "^([ \t]*)// (EXERCISE|HINT|PLACEHOLDER):(.*)$")
+      set(marker ${CMAKE_MATCH_2})
+      set(indent "${CMAKE_MATCH_1}")
+      set(text "${CMAKE_MATCH_3}")
+      if(text MATCHES "^ ")  # the one space after the colon is the marker's, not the text's
+        string(SUBSTRING "${text}" 1 -1 text)
+      endif()
+    elseif(line MATCHES "^[ \t]*// END EXERCISE[ \t\r]*$")
+      set(marker END)
+    elseif(line MATCHES "^[ \t]*//[ \t]*(EXERCISE|HINT|PLACEHOLDER|END EXERCISE)")
+      _exercise_error("${where}" "a misspelt marker: write `// EXERCISE: <text>`, `// HINT: <text>`, "
+                          "`// PLACEHOLDER: <code>` or `// END EXERCISE`")
+    endif()
+
+    if(marker STREQUAL "EXERCISE")
+      if(NOT state STREQUAL "outside")
+        _exercise_error("${where}" "an EXERCISE inside the exercise opened at line ${opened_at}: "
+                            "exercises do not nest (close that one with // END EXERCISE first)")
+      endif()
+      if(text MATCHES "^[ \t\r]*$")
+        _exercise_error("${where}" "an EXERCISE without its text (what the student writes here)")
+      endif()
+      string(APPEND output "${indent}// TODO: ${text}${newline}")
+      set(state hints)
+      set(opened_at ${number})
+      if(exercises EQUAL 0)
+        set(first_exercise ${number})
+      endif()
+      math(EXPR exercises "${exercises} + 1")
+    elseif(marker STREQUAL "HINT")
+      if(state STREQUAL "outside")
+        _exercise_error("${where}" "a HINT outside an exercise (hints go directly after their EXERCISE line)")
+      elseif(state STREQUAL "code")
+        _exercise_error("${where}" "a HINT after the solution code or a PLACEHOLDER of the exercise opened "
+                            "at line ${opened_at} (hints go directly after their EXERCISE line)")
+      endif()
+      if(text STREQUAL "")
+        string(APPEND output "${indent}//${newline}")
+      else()
+        string(APPEND output "${indent}//   ${text}${newline}")
+      endif()
+    elseif(marker STREQUAL "PLACEHOLDER")
+      if(state STREQUAL "outside")
+        _exercise_error("${where}" "a PLACEHOLDER outside an exercise (it belongs between EXERCISE and END EXERCISE)")
+      endif()
+      if(text MATCHES "^[ \t\r]*$")
+        _exercise_error("${where}" "a PLACEHOLDER without code")
+      endif()
+      string(APPEND output "${indent}${text}${newline}")
+      set(state code)
+    elseif(marker STREQUAL "END")
+      if(state STREQUAL "outside")
+        _exercise_error("${where}" "an END EXERCISE without an EXERCISE before it")
+      endif()
+      set(state outside)
+    elseif(NOT state STREQUAL "outside")
+      set(state code)  # the solution code: the student writes it, so the exercise leaves it out
+    elseif(NOT seen_pragma AND line MATCHES "^[ \t]*#[ \t]*pragma[ \t]+once")
+      string(APPEND head "${output}${line}${newline}")
+      set(output "")
+      set(seen_pragma TRUE)
+    else()
+      string(APPEND output "${line}${newline}")
+    endif()
+  endwhile()
+
+  if(NOT state STREQUAL "outside")
+    _exercise_error("${solution}:${opened_at}" "an EXERCISE without its // END EXERCISE "
+                        "(the file ends at line ${number})")
+  endif()
+  if(exercises GREATER 0)
+    if(NOT seen_pragma)
+      _exercise_error("${solution}:${first_exercise}" "an exercise in a file without #pragma once, after which the exercise "
+                          "version defines REDUCTION_EXERCISE_UNFINISHED")
+    endif()
+    string(APPEND head "// The exercise version, generated from the solution: write the TODOs, then delete the next line.\n"
+                       "#define REDUCTION_EXERCISE_UNFINISHED 1\n")
+  endif()
+  file(WRITE "${exercise}" "${head}${output}")
+  set(${count_var} ${exercises} PARENT_SCOPE)
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  if(NOT DEFINED SOLUTION OR NOT DEFINED EXERCISE)
+    message(FATAL_ERROR "usage: cmake -DSOLUTION=<solution header> -DEXERCISE=<exercise header> -P ${CMAKE_CURRENT_LIST_FILE}")
+  endif()
+  reduction_generate_exercise("${SOLUTION}" "${EXERCISE}" exercises)
+endif()
