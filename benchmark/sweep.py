@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+from chapters import chapter
+
 TYPES = ["int", "float", "double"]
 OPS = ["sum", "max", "min"]
 
@@ -129,9 +131,7 @@ def main():
                  os.path.join(opts.out, f"sweep_{device_slug(device)}.png"))
         return
 
-    program = os.path.join(opts.build, "09_warp_unrolled", "09_warp_unrolled")
-    if not os.path.exists(program):
-        sys.exit(f"{program} not built (cmake --build {opts.build} --target 09_warp_unrolled)")
+    program = chapter(opts.build, "09_warp_unrolled")["program"]
     rows, failures, device, ceilings = [], [], None, {}
     for dtype in opts.types.split(","):
         report, status, stderr = run_type(program, dtype, opts.sizes, opts.reps, opts.warmup)
