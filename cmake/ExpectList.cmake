@@ -1,6 +1,7 @@
 # ctest helper: runs PROGRAM --list --json and checks the answer scripts rely on: exit status 0 and
 # one JSON object {"chapter": CHAPTER, "max_n", "variants": [{"name", "idea", "deterministic"}, ...]}
 # with at least one variant, among them each name in VARIANTS ("|"-separated).
+cmake_policy(VERSION 3.25)
 execute_process(COMMAND ${PROGRAM} --list --json RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("exit status ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
 if(NOT rc EQUAL 0)
