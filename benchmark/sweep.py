@@ -80,7 +80,7 @@ def plot(rows, device, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"matplotlib is not installed: no chart. Draw it later with "
+        print(f"matplotlib is not installed (pip install -r benchmark/requirements.txt): no chart. Draw it later with "
               f"python3 benchmark/sweep.py --plot-only --out {os.path.dirname(path) or '.'}", file=sys.stderr)
         return False
     types = [t for t in TYPES if any(r["type"] == t for r in rows)]
