@@ -5,12 +5,14 @@
     python3 benchmark/benchmark.py --n 2^26 --out results/
     cmake --build build --target benchmark            # the same, through CMake (results in build/)
 
-It runs each chapter program with --json (each program checks every kernel against the CPU
-reference before timing it, and times the median of --reps runs with CUDA events):
-  01_sequential            the CPU baseline, at n
-  03, 04, 05               single-block kernels, at their limit n = 2048
-  06, 07, 08, 09           every multi-block variant and cub, at n
-for --types (int and float). It prints a Markdown table and writes results.md, results.csv and
+The chapters come from the build (build/chapters.json, in teaching order): the first is the CPU
+baseline, at n; every chapter that runs on one GPU follows, at n or, where the program says it takes
+no more (--list --json gives its max_n: 2048 for the single-block chapters), at its limit. The other
+CPU chapters explain rather than race, and chapter 10 has its own script (multi_gpu.py). Each program
+runs with --json for --types (int and float): it checks every kernel against the CPU reference before
+timing it, times the median of --reps runs with CUDA events, and gives each kernel's share of a
+device-to-device copy (pct_of_copy); --n goes to the programs as written. Every variant a program
+lists must come back measured. It prints a Markdown table and writes results.md, results.csv and
 results.json. Speedups compare throughput (GB/s), so rows measured at different n (the
 single-block chapters) still compare fairly; "step" is over the previous row of the same type,
 "cumulative" over the first GPU row of that type. A row whose result is wrong is marked and the
@@ -25,29 +27,14 @@ import platform
 import subprocess
 import sys
 
-CHAPTERS_SINGLE_BLOCK = ["03_simple_kernel", "04_convergent", "05_shared_memory"]
-CHAPTERS_MULTI_BLOCK = ["06_hierarchical", "07_coarsening", "08_two_pass", "09_warp_unrolled"]
-SINGLE_BLOCK_N = 2048
+from chapters import chapters, listing
 
 
-def parse_count(text):
-    text = text.strip()
-    if "^" in text:
-        base, exp = text.split("^")
-        return int(base) ** int(exp)
-    if "<<" in text:
-        base, exp = text.split("<<")
-        return int(base) << int(exp)
-    return int(text)
-
-
-def run_program(build, chapter, args):
-    program = os.path.join(build, chapter, chapter)
-    if not os.path.exists(program):
-        return None, f"{program} not built"
+def run_program(program, args):
+    name = os.path.basename(program)
     proc = subprocess.run([program, "--json"] + args, capture_output=True, text=True)
     if proc.returncode == 77:
-        sys.exit(f"{chapter}: no usable GPU: {proc.stderr.strip()}")
+        sys.exit(f"{name}: no usable GPU: {proc.stderr.strip()}")
     try:
         return json.loads(proc.stdout), (proc.stderr.strip() if proc.returncode else "")
     except json.JSONDecodeError:
@@ -64,29 +51,41 @@ def ceiling_of(report):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
-    parser.add_argument("--n", default="2^28", help="elements for 01 and 06-09 (default 2^28)")
+    parser.add_argument("--n", default="2^28", help="elements, as the programs read them (default 2^28); a chapter with a limit of its own runs at it")
     parser.add_argument("--types", default="int,float")
     parser.add_argument("--reps", default="20")
     parser.add_argument("--out", default="benchmark/results", help="folder for results.{md,csv,json}")
     opts = parser.parse_args()
-    n = parse_count(opts.n)
     reps = ["--reps", opts.reps, "--warmup", "3"]
 
-    rows, failures, meta = [], [], {}
+    baseline, *rest = chapters(opts.build)
+    plan = [(baseline, ["--n", opts.n, "--reps", "5", "--warmup", "1"], None)]
+    for entry in rest:
+        if not entry["gpu"] or entry["multi_gpu"]:
+            continue
+        listed = listing(entry["program"])
+        size = opts.n if listed["max_n"] is None else str(listed["max_n"])
+        plan.append((entry, ["--n", size] + reps, [v["name"] for v in listed["variants"]]))
+
+    rows, failures, meta, n = [], [], {}, opts.n
     for dtype in opts.types.split(","):
-        plan = [("01_sequential", ["--n", str(n), "--type", dtype, "--reps", "5", "--warmup", "1"])]
-        plan += [(c, ["--n", str(SINGLE_BLOCK_N), "--type", dtype] + reps) for c in CHAPTERS_SINGLE_BLOCK]
-        plan += [(c, ["--n", str(n), "--type", dtype] + reps) for c in CHAPTERS_MULTI_BLOCK]
         typed = []
-        for chapter, args in plan:
-            report, error = run_program(opts.build, chapter, args)
+        for entry, args, variants in plan:
+            chapter = entry["name"]
+            report, error = run_program(entry["program"], args + ["--type", dtype])
             print(f"ran {chapter} --type {dtype}: " + ("ok" if report and not error else error or "ok"), file=sys.stderr)
             if report is None:
                 failures.append(f"{chapter} ({dtype}): {error}")
                 continue
             if error:
                 failures.append(f"{chapter} ({dtype}): {error}")
-            if chapter != "01_sequential" and report.get("device"):
+            measured = [run["kernel"] for run in report["runs"]]
+            missing = [v for v in variants or [] if v not in measured]
+            if missing:
+                failures.append(f"{chapter} ({dtype}): no run of " + ", ".join(missing))
+            if entry is baseline:
+                n = report["n"]  # the baseline runs at --n: the number it stands for
+            elif report.get("device"):
                 meta["device"] = report["device"]
             for key in ("driver_cuda_version", "cuda_runtime"):
                 if key in report:
@@ -98,7 +97,7 @@ def main():
                 typed.append({
                     "type": dtype, "chapter": chapter, "kernel": run["kernel"], "n": report["n"],
                     "time_ms": run["time_ms"], "gbps": run["gbps"], "correct": run["correct"],
-                    "ceiling_gbps": ceiling, "gpu": chapter != "01_sequential",
+                    "ceiling_gbps": ceiling, "gpu": entry["gpu"], "pct_of_copy": run.get("pct_of_copy"),
                 })
                 if run["correct"] is False:  # None: unchecked, its bound says nothing (the program says why)
                     failures.append(f"{chapter} {run['kernel']} ({dtype}): wrong result {run['result']} "
@@ -106,7 +105,6 @@ def main():
         # A ratio compares the same work only: rows of another n (the single-block chapters) get none.
         cub = next((r for r in typed if r["kernel"] == "cub"), None)
         for r in typed:
-            r["pct_of_copy"] = 100 * r["gbps"] / r["ceiling_gbps"] if r["ceiling_gbps"] else None
             r["ratio_to_cub"] = cub["time_ms"] / r["time_ms"] if cub and cub["n"] == r["n"] else None
         rows += typed
 
@@ -118,6 +116,15 @@ def main():
         meta["driver"] = "?"
     meta["n"] = n
     meta["host"] = platform.node()
+    # The chapters run at their own limit instead of n, as "(2048 for 03-05)".
+    limited = {}
+    for r in rows:
+        if r["n"] != n:
+            limited.setdefault(r["n"], [])
+            if r["chapter"] not in limited[r["n"]]:
+                limited[r["n"]].append(r["chapter"])
+    exceptions = "; ".join(f"{m} for {names[0][:2]}" + (f"-{names[-1][:2]}" if len(names) > 1 else "")
+                           for m, names in limited.items())
 
     def fmt(v, spec):
         return "" if v is None else format(v, spec)
@@ -136,7 +143,8 @@ def main():
     # Each multi-block program measures its own ceiling; the caption gives the one of the run with cub.
     caption = (f"{meta.get('device', 'unknown GPU')}, driver {meta.get('driver', '?')} "
                f"(CUDA {meta.get('driver_cuda_version', '?')}), CUDA runtime "
-               f"{meta.get('cuda_runtime', '?')}, {meta['date']}; n = {n} (2048 for 03-05); copy ceiling "
+               f"{meta.get('cuda_runtime', '?')}, {meta['date']}; n = {n}" + (f" ({exceptions})" if exceptions else "")
+               + "; copy ceiling "
                + ", ".join(f"{t}: {v:.0f} GB/s" for t, v in ceil.items()))
     table = "\n".join(md)
     print(caption + "\n\n" + table)

@@ -26,11 +26,21 @@ import signal
 import subprocess
 import sys
 
-from benchmark import parse_count  # the sizes as the programs write them: 2^30, 1<<30
+from chapters import chapter
 
 TUNING = re.compile(r"AllReduce: (\d+) Bytes -> Algo (\w+) proto (\w+)")
 
 
+def parse_count(text):
+    """--per-gpu as the programs read a count (2^30, 1<<30, 1000): this script multiplies it by G."""
+    text = text.strip()
+    if "^" in text:
+        base, exp = text.split("^")
+        return int(base) ** int(exp)
+    if "<<" in text:
+        base, exp = text.split("<<")
+        return int(base) << int(exp)
+    return int(text)
 
 
 def cache_value(build, key):
@@ -70,10 +80,8 @@ def main():
     parser.add_argument("--no-nccl-debug", action="store_true")
     opts = parser.parse_args()
 
-    one = os.path.join(opts.build, "10_multi_gpu", "10_multi_gpu")
-    mpi = os.path.join(opts.build, "10_multi_gpu", "10_multi_gpu_mpi")
-    if not os.path.exists(one):
-        sys.exit(f"{one} is not built (cmake --build {opts.build} --target 10_multi_gpu 10_multi_gpu_mpi)")
+    one = chapter(opts.build, "10_multi_gpu")["program"]
+    mpi = os.path.join(os.path.dirname(one), "10_multi_gpu_mpi")  # built beside it when MPI was found
     mpiexec = cache_value(opts.build, "MPIEXEC_EXECUTABLE") or "mpirun"
     launches = [("one process", "one")] + ([("mpirun", "mpi")] if os.path.exists(mpi) else [])
     if len(launches) == 1:

@@ -4,6 +4,7 @@ with the measured device-to-device copy ceiling and the cub line.
 
     python3 benchmark/plot.py benchmark/results/results.csv benchmark/results/chart.png
 """
+import collections
 import csv
 import sys
 
@@ -24,8 +25,9 @@ def main():
         sel = [r for r in rows if r["type"] == t]
         labels = [f"{r['chapter'][:2]} {r['kernel']}" for r in sel]
         gbps = [float(r["gbps"]) for r in sel]
-        colors = ["#999999" if r["chapter"] in ("03_simple_kernel", "04_convergent", "05_shared_memory")
-                  else ("#d62728" if r["kernel"] == "cub" else "#1f77b4") for r in sel]
+        # Grey: the chapters that ran at a limit of their own (one block: 2048) instead of the n of most rows.
+        n = collections.Counter(r["n"] for r in sel).most_common(1)[0][0]
+        colors = ["#999999" if r["n"] != n else ("#d62728" if r["kernel"] == "cub" else "#1f77b4") for r in sel]
         ax.barh(range(len(sel)), gbps, color=colors)
         ax.set_yticks(range(len(sel)))
         ax.set_yticklabels(labels, fontsize=8)
@@ -39,7 +41,9 @@ def main():
         if cub:
             ax.axvline(cub, color="#d62728", linestyle=":", label=f"cub {cub:.0f} GB/s")
         ax.set_xlabel("GB/s (bytes of input read / median time)")
-        ax.set_title(f"{t}: single-block kernels (grey) at n = 2048, the rest at n = {sel[-1]['n']}")
+        limits = sorted({r["n"] for r in sel if r["n"] != n}, key=int)
+        ax.set_title(f"{t}: single-block kernels (grey) at n = {', '.join(limits)}, the rest at n = {n}"
+                     if limits else f"{t}: n = {n}")
         ax.legend(loc="lower right", fontsize=8)
         ax.set_xscale("log")
     fig.tight_layout()

@@ -25,6 +25,8 @@ import shutil
 import subprocess
 import sys
 
+from chapters import chapter
+
 METRICS = {
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM throughput (% of peak)",
     "smsp__sass_average_branch_targets_threads_uniform.pct": "branch uniformity (%)",
@@ -59,9 +61,7 @@ def main():
     parser.add_argument("args", nargs="*", help="program arguments (after --)")
     opts = parser.parse_args()
 
-    program = os.path.join(opts.build, opts.chapter, opts.chapter)
-    if not os.path.exists(program):
-        sys.exit(f"{program} not found: build first (cmake --workflow --preset test)")
+    program = chapter(opts.build, opts.chapter)["program"]
     run_args = opts.args + ["--reps", "1", "--warmup", "0"]
 
     cmd = [find_ncu(), "--clock-control", "none", "--csv", "--page", "raw",

@@ -24,6 +24,8 @@ import re
 import subprocess
 import sys
 
+from chapters import chapter
+
 TYPES = ["int", "float", "double"]
 OPS = ["sum", "max", "min"]
 
@@ -78,7 +80,7 @@ def plot(rows, device, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"matplotlib is not installed: no chart. Draw it later with "
+        print(f"matplotlib is not installed (pip install -r benchmark/requirements.txt): no chart. Draw it later with "
               f"python3 benchmark/sweep.py --plot-only --out {os.path.dirname(path) or '.'}", file=sys.stderr)
         return False
     types = [t for t in TYPES if any(r["type"] == t for r in rows)]
@@ -129,9 +131,7 @@ def main():
                  os.path.join(opts.out, f"sweep_{device_slug(device)}.png"))
         return
 
-    program = os.path.join(opts.build, "09_warp_unrolled", "09_warp_unrolled")
-    if not os.path.exists(program):
-        sys.exit(f"{program} not built (cmake --build {opts.build} --target 09_warp_unrolled)")
+    program = chapter(opts.build, "09_warp_unrolled")["program"]
     rows, failures, device, ceilings = [], [], None, {}
     for dtype in opts.types.split(","):
         report, status, stderr = run_type(program, dtype, opts.sizes, opts.reps, opts.warmup)

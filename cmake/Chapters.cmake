@@ -78,6 +78,7 @@ function(add_reduction_chapter)
   endif()
   set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_PROGRAMS $<TARGET_FILE:${chapter}>)
   set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_TARGETS ${chapter})
+  set_target_properties(${chapter} PROPERTIES REDUCTION_USES_GPU "${ARG_GPU}")  # for chapters.json
 
   foreach(kind_ cpu gpu)
     string(TOUPPER ${kind_} upper)

@@ -1,49 +1,48 @@
-// A small JSON value with a writer, enough for the programs' --json output.
+// The programs' --json output: nlohmann-json's ordered_json (keys stay in the order they were set,
+// so the output reads in the order the report is built), with the few helpers the harness calls.
+// A float that is NaN or infinite, which JSON cannot hold, is written as null.
 #pragma once
 
-#include <cstdint>
+#include <cmath>
 #include <string>
-#include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace reduction {
 
-class Json {
+class Json : public nlohmann::ordered_json {
+  using Base = nlohmann::ordered_json;
+
  public:
-  using Array = std::vector<Json>;
-  using Object = std::vector<std::pair<std::string, Json>>;  // keeps insertion order
+  using Base::Base;  // null, bool, the integers (signed and unsigned kept apart), doubles, strings
+  Json(const Base& value) : Base(value) {}
+  Json(Base&& value) : Base(std::move(value)) {}
 
-  Json() : value_(nullptr) {}
-  Json(std::nullptr_t) : value_(nullptr) {}
-  Json(bool b) : value_(b) {}
-  template <typename I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-  Json(I i) {
-    if constexpr (std::is_signed_v<I>) value_ = static_cast<std::int64_t>(i);
-    else value_ = static_cast<std::uint64_t>(i);
+  static Json object() { return Base::object(); }
+  static Json array() { return Base::array(); }
+
+  // Object: sets `key`; a key set again keeps its place and takes the new value. Array: appends.
+  // Each returns the value it stored (something else first turns into an object or an array).
+  Base& set(const std::string& key, Json value) {
+    if (!is_object()) static_cast<Base&>(*this) = Base::object();
+    return (*this)[key] = static_cast<Base&&>(value);
   }
-  Json(double d) : value_(d) {}
-  Json(float f) : value_(static_cast<double>(f)) {}
-  Json(const char* s) : value_(std::string(s)) {}
-  Json(std::string s) : value_(std::move(s)) {}
+  Base& push(Json value) {
+    if (!is_array()) static_cast<Base&>(*this) = Base::array();
+    return emplace_back(static_cast<Base&&>(value));
+  }
 
-  static Json object() { Json j; j.value_ = Object{}; return j; }
-  static Json array() { Json j; j.value_ = Array{}; return j; }
+  // An object's keys and values, in order (copies: a report has a handful of them).
+  std::vector<std::pair<std::string, Json>> items() const {
+    const auto& fields = get_ref<const object_t&>();
+    return std::vector<std::pair<std::string, Json>>(fields.begin(), fields.end());
+  }
+  double as_double() const { return is_number() ? get<double>() : NAN; }
 
-  // Object: sets `key` (replacing an earlier value). Array: appends.
-  Json& set(const std::string& key, Json value);
-  Json& push(Json value);
-  bool is_object() const { return std::holds_alternative<Object>(value_); }
-  const Object& items() const { return std::get<Object>(value_); }
-  bool is_number() const;
-  double as_double() const;  // for numbers
-
-  // Floats print with enough digits to round-trip; NaN and infinity, which JSON lacks, as null.
-  std::string dump() const;
-
- private:
-  std::variant<std::nullptr_t, bool, std::int64_t, std::uint64_t, double, std::string, Array, Object> value_;
+  // One line. Bytes that are not UTF-8 (a file name, say) become U+FFFD instead of an exception.
+  std::string dump() const { return Base::dump(-1, ' ', false, error_handler_t::replace); }
 };
 
 }  // namespace reduction

@@ -4,11 +4,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <deque>
+#include <iomanip>
 #include <iostream>
 
 #include "escape.hpp"
+#include "json.hpp"
 
 namespace reduction {
 
@@ -73,6 +76,31 @@ std::optional<std::uint64_t> host_memory_bytes() {
   return std::uint64_t(pages) * std::uint64_t(page_size);
 }
 
+// --list: one line per variant, or one JSON object.
+void print_variants(const ChapterInfo& info, bool json) {
+  if (json) {
+    Json variants = Json::array();
+    for (const auto& v : info.variants) {
+      Json variant = Json::object();
+      variant.set("name", v.name);
+      variant.set("idea", v.idea);
+      variant.set("deterministic", v.deterministic);
+      variants.push(std::move(variant));
+    }
+    Json out = Json::object();
+    out.set("chapter", info.name);
+    // The largest --n the chapter takes (null: no limit of its own), so a script can size its runs.
+    out.set("max_n", info.max_n == std::numeric_limits<std::size_t>::max() ? Json() : Json(info.max_n));
+    out.set("variants", std::move(variants));
+    std::cout << out.dump() << std::endl;
+    return;
+  }
+  std::size_t width = 0;
+  for (const auto& v : info.variants) width = std::max(width, v.name.size());
+  for (const auto& v : info.variants)
+    std::cout << std::left << std::setw(static_cast<int>(width)) << v.name << "  " << v.idea << "\n";
+}
+
 }  // namespace
 
 std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block) {
@@ -98,6 +126,7 @@ struct CommandLine::Impl {
   Options& options;
   CLI::App app;
   std::string n_text, type_text = "int", seed_text;
+  bool list = false;
   std::deque<IntOption> int_options;  // a deque: CLI11 holds on to each text as more are added
   CLI::Option* input_option = nullptr;
   std::vector<std::function<std::optional<std::string>()>> checks;
@@ -135,6 +164,8 @@ CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std:
         ->delimiter(',')
         ->check(CLI::IsMember(info.kernels));
   app.add_flag("--json", options.json, "print one JSON object on stdout instead of text");
+  if (!info.variants.empty())
+    app.add_flag("--list", impl_->list, "print the chapter's variants, one a line (with --json: as JSON), and exit");
 }
 
 CommandLine::~CommandLine() = default;
@@ -181,6 +212,10 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     return fail(escaped(e.what(), 400));
   } catch (const CLI::ParseError& e) {
     return fail(escaped(e.what(), 400));
+  }
+  if (impl_->list) {
+    print_variants(info, options.json);
+    return 0;
   }
 
   for (const auto& opt : impl_->int_options) {

@@ -1,7 +1,7 @@
 // The command line every chapter program shares, and what each chapter says about itself.
 //
 // A chapter describes itself in a ChapterInfo; CommandLine registers the common options from it
-// (--n, --type, --block, --reps, --warmup, --seed, --input, --kernel, --json), lets the chapter add
+// (--n, --type, --block, --reps, --warmup, --seed, --input, --kernel, --json, --list), lets the chapter add
 // its own (--op, --trace, ...), then parses and validates everything before the program touches
 // a GPU, so a bad option exits with status 2 on any machine. Numbers are decimal digits, range-
 // checked (never wrapped, clamped or read from an empty string), and --n must fit in the host's
@@ -21,11 +21,11 @@
 
 namespace reduction {
 
-// A chapter's variant as --list shows it.
-struct ListedVariant {
-  std::string name;
-  std::string idea;
-  bool deterministic = true;
+// One of a chapter's variants as `--list` shows it; the chapter's registry is where the list lives.
+struct VariantInfo {
+  std::string name;  // the --kernel name
+  std::string idea;  // one line: what it does differently
+  bool deterministic = true;  // same float result on every run
 };
 
 struct ChapterInfo {
@@ -39,7 +39,10 @@ struct ChapterInfo {
   // Returns why a block size is not allowed, or nothing if it is.
   std::function<std::optional<std::string>(int)> check_block;
   std::vector<std::string> kernels;  // names for --kernel; empty: the chapter has one kernel
-  std::vector<ListedVariant> variants;  // what --list prints (the registry's names and ideas)
+  // Filled from the chapter's registry. When there are some, `--list` prints them (with --json, as
+  // {"chapter", "max_n", "variants": [{"name", "idea", "deterministic"}]}) and exits 0, before
+  // anything touches a GPU: scripts ask the program instead of keeping a list of their own.
+  std::vector<VariantInfo> variants;
   std::size_t default_n = 1 << 20;
   std::size_t min_n = 1;
   std::size_t max_n = std::numeric_limits<std::size_t>::max();

@@ -173,3 +173,37 @@ TEST_CASE("error messages show the user's text on one line, control characters e
   CHECK(parse(cli, {"--n", "1\n"}) == 2);
   CHECK(errors.text().find("got '1\\n'") != std::string::npos);
 }
+
+TEST_CASE("--list prints the chapter's variants and stops; only a chapter with variants has it", "[options]") {
+  auto i = info();
+  {
+    Options o;
+    CommandLine cli(i, o);
+    CapturedErrors errors;
+    CHECK(parse(cli, {"--list"}) == 2);  // no variants: no --list
+  }
+  i.variants = {{"alpha", "the first idea", true}, {"b", "a \"quoted\" idea", false}};
+  std::ostringstream out;
+  auto* previous = std::cout.rdbuf(out.rdbuf());
+  std::optional<int> text_status, json_status;
+  std::string text;
+  {
+    Options o;
+    CommandLine cli(i, o);
+    text_status = parse(cli, {"--list", "--n", "not a number"});  // exits before the options are checked
+    text = out.str();
+    out.str("");
+  }
+  {
+    Options o;
+    CommandLine cli(i, o);
+    json_status = parse(cli, {"--list", "--json"});
+  }
+  std::cout.rdbuf(previous);
+  CHECK(text_status == 0);
+  CHECK(text == "alpha  the first idea\nb      a \"quoted\" idea\n");
+  CHECK(json_status == 0);
+  CHECK(out.str() == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
+                     R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
+                     "\n");
+}
