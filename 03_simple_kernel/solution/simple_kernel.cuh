@@ -15,47 +15,36 @@
 
 #include <cstddef>
 
+#include "common/block_recorder.cuh"
+#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "common/single_block.hpp"
-#if defined(__CUDACC__)
-#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
-#endif
 
 namespace ch03 {
 
-// The index arithmetic. The kernel below uses it, and so do the CPU trace, the model and the tests
-// (REDUCTION_HD: __host__ __device__ under nvcc, a plain inline function elsewhere), so that they
-// evaluate exactly what the kernel evaluates.
-
-// The strides, in order: 1, 2, 4, ..., the block size. The last step adds the two halves.
-REDUCTION_HD unsigned first_stride(unsigned /*threads*/) { return 1; }
-REDUCTION_HD unsigned next_stride(unsigned stride) { return 2 * stride; }
-REDUCTION_HD bool stride_in_range(unsigned stride, unsigned threads) { return stride <= threads; }
-
-// Thread t owns element 2t ...
-REDUCTION_HD std::size_t owner_of(unsigned thread) { return 2 * std::size_t(thread); }
-// ... and adds to it the element `stride` places further on.
-REDUCTION_HD std::size_t partner_of(unsigned thread, unsigned stride) { return owner_of(thread) + stride; }
-
-// A thread adds in the step of `stride` if its index is a multiple of the stride and its partner
-// exists. When n is not a power of two the last partners lie past the end of the array, and the
-// guard skips those additions: it does what padding with the identity would, without the padding.
-REDUCTION_HD bool is_active(unsigned thread, unsigned stride, std::size_t n) {
-  return thread % stride == 0 && partner_of(thread, stride) < n;
-}
-
-#if defined(__CUDACC__)  // the kernel and its launcher need nvcc; the index arithmetic above does not
-
-template <typename T>
-__global__ void simple_kernel(T* data, std::size_t n, T* result) {
+// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
+// the timed kernel it is a NoRecorder, and its calls compile to nothing.
+template <typename T, typename Recorder = reduction::NoRecorder>
+__global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
   const unsigned t = threadIdx.x;
-  const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
-  for (unsigned stride = first_stride(blockDim.x); stride_in_range(stride, blockDim.x); stride = next_stride(stride)) {
-    if (is_active(t, stride, n)) data[owner_of(t)] = add(data[owner_of(t)], data[partner_of(t, stride)]);
+  const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it
+  const reduction::Sum add{};    // for int it wraps around like the hardware, without C++'s undefined overflow
+  for (unsigned stride = 1; stride <= blockDim.x; stride *= 2) {
+    rec.step(stride);
+    // Active: t is a multiple of the stride. When n is not a power of two the last partners lie
+    // past the end of the array, and the guard skips those additions: it does what padding with
+    // the identity would, without the padding.
+    if (t % stride == 0 && owner + stride < n) {
+      data[owner] = add(data[owner], data[owner + stride]);
+      rec.add(data, owner, data, owner + stride);
+    }
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }
-  if (t == 0) *result = data[0];
+  if (t == 0) {
+    *result = data[0];
+    rec.result(data, 0);
+  }
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.
@@ -71,7 +60,5 @@ reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
   return {"simple", "owner computes, the stride doubling from 1", &launch<T>, &reduction::single_block::tree_depth,
           true};
 }
-
-#endif  // __CUDACC__
 
 }  // namespace ch03
