@@ -27,6 +27,19 @@ namespace ch03 {
 // the timed kernel it is a NoRecorder, and its calls compile to nothing.
 template <typename T, typename Recorder = reduction::NoRecorder>
 __global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element 2t.
+  // HINT: - The strides double: 1, 2, 4, ..., up to blockDim.x included.
+  // HINT: - In the step of `stride`, thread t adds data[2t + stride] to data[2t] if t is a multiple of
+  // HINT:   the stride and 2t + stride < n (the guard for an n that is not a power of two). Add with
+  // HINT:   reduction::Sum{}(a, b): for int it wraps around instead of overflowing, which C++ leaves
+  // HINT:   undefined.
+  // HINT: - End each step with __syncthreads(), outside the if: every thread of the block must reach
+  // HINT:   the barrier, active or not. What goes wrong without it?
+  // HINT: - At the end, thread 0 stores data[0] to *result.
+  // HINT: - Call the recorder beside what it records (the trace and the tests read it; in the timed
+  // HINT:   kernel its calls compile to nothing): rec.step(stride) as each step begins,
+  // HINT:   rec.add(data, 2t, data, 2t + stride) after each addition, rec.result(data, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter03) and compare with `03_simple_kernel --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it
   const reduction::Sum add{};    // for int it wraps around like the hardware, without C++'s undefined overflow
@@ -45,6 +58,7 @@ __global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = 
     *result = data[0];
     rec.result(data, 0);
   }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.

@@ -28,6 +28,17 @@ namespace ch04 {
 // the timed kernel it is a NoRecorder, and its calls compile to nothing.
 template <typename T, typename Recorder = reduction::NoRecorder>
 __global__ void convergent_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element t.
+  // HINT: - Chapter 03's kernel with two changes: the stride halves, from blockDim.x down to 1, and
+  // HINT:   in the step of `stride` the active threads are the first `stride` ones, t < stride.
+  // HINT: - An active thread adds data[t + stride] to data[t] if t + stride < n, with
+  // HINT:   reduction::Sum{}(a, b);
+  // HINT: - __syncthreads() after each step, reached by every thread of the block;
+  // HINT: - thread 0 stores data[0] to *result.
+  // HINT: - Call the recorder beside what it records, as in chapter 03: rec.step(stride) as
+  // HINT:   each step begins, rec.add(data, t, data, t + stride) after each addition,
+  // HINT:   rec.result(data, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter04) and compare with `04_convergent --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns element t: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
@@ -46,6 +57,7 @@ __global__ void convergent_kernel(T* data, std::size_t n, T* result, Recorder re
     *result = data[0];
     rec.result(data, 0);
   }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.

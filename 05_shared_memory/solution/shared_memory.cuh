@@ -27,6 +27,20 @@ namespace ch05 {
 // the timed kernel it is a NoRecorder, and its calls compile to nothing.
 template <typename T, typename Recorder = reduction::NoRecorder>
 __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, keeping the partial sums in shared memory.
+  // HINT: - Declare the partial sums: __shared__ T partial[reduction::single_block::kMaxThreads];
+  // HINT: - The first step on the way in, from global memory: thread t = threadIdx.x stores to
+  // HINT:   partial[t] the sum of data[t] and data[t + blockDim.x] if t + blockDim.x < n, else
+  // HINT:   data[t] alone.
+  // HINT: - The other steps in shared memory: the stride halves from blockDim.x / 2 down to 1. Each
+  // HINT:   step starts with __syncthreads() (why there, and not at the end?), then a thread t < stride
+  // HINT:   adds partial[t + stride] to partial[t], with reduction::Sum{}(a, b).
+  // HINT: - Thread 0 stores partial[0] to *result.
+  // HINT: - Call the recorder beside what it records: rec.step(blockDim.x) before the first
+  // HINT:   step and rec.step(stride) after each barrier; rec.add(partial, t, data, t + blockDim.x) or
+  // HINT:   rec.copy(partial, t, data) after the load, rec.add(partial, t, partial, t + stride) after each
+  // HINT:   addition, rec.result(partial, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
   __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns partial[t]: no other thread writes it
@@ -54,6 +68,7 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Re
     *result = partial[0];  // thread 0 wrote partial[0] itself, in the last step or the load
     rec.result(partial, 0);
   }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. data is left unchanged.
