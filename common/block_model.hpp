@@ -17,7 +17,6 @@
 //    boundary, as cudaMalloc's allocations do (they are 256-byte aligned).
 #pragma once
 
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>

@@ -65,7 +65,8 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
       const auto tol = tolerance(ref, tree_depth(n));
       report.set_reference(ref, tol);
 
-      // The analysis: the kernel's own arithmetic, evaluated for every thread on the CPU.
+      // The analysis: the model's prediction of what every thread does, on the CPU (the GPU tests
+      // check it against the kernel's recording).
       const unsigned threads = threads_for(n);
       const BlockCounts counts = Chapter::model(n, sizeof(T));
       auto& text = report.text();
@@ -82,7 +83,7 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
       };
       std::optional<Trace<T>> predicted;
       if (trace) predicted = Chapter::trace(data);
-      if (predicted && !probe_gpu().usable) show_trace(*predicted);  // all there is to show without a GPU
+      if (predicted && !probe_gpu().usable) show_trace(*predicted);  // without a GPU, the prediction is all there is
 
       DeviceInfo device;
       if (auto status = open_gpu(report, device)) return *status;
