@@ -64,7 +64,7 @@ std::string trace_difference(const Trace<T>& a, const Trace<T>& b) {
   if (a.threads != b.threads) return "threads";
   if (!same_bits(a.input, b.input)) return "input";
   if (a.steps.size() != b.steps.size())
-    return std::to_string(a.steps.size()) + " steps against " + std::to_string(b.steps.size());
+    return "the number of steps, " + std::to_string(a.steps.size()) + " and " + std::to_string(b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) {
     const auto &x = a.steps[i], &y = b.steps[i];
     const std::string step = "step " + std::to_string(i + 1) + " (" + x.name + "): ";
@@ -87,7 +87,7 @@ inline std::string counts_difference(const BlockCounts& a, const BlockCounts& b)
                            s.sectors, s.min_request_sectors, s.max_request_sectors);
   };
   if (a.steps.size() != b.steps.size())
-    return std::to_string(a.steps.size()) + " steps against " + std::to_string(b.steps.size());
+    return "the number of steps, " + std::to_string(a.steps.size()) + " and " + std::to_string(b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i)
     if (step_fields(a.steps[i]) != step_fields(b.steps[i]))
       return "step " + std::to_string(i + 1) + " (" + a.steps[i].name + ")";
