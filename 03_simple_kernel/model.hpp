@@ -1,40 +1,52 @@
-// Chapter 03's analysis, on the CPU: the execution-resource and memory model of simple_kernel, and
-// its step-by-step trace, both evaluated with the kernel's own index arithmetic (simple_kernel.cuh).
+// Chapter 03's model, on the CPU: what simple_kernel's threads do, step by step, predicted with
+// arithmetic of its own. The trace without a GPU, and the execution-resource and memory counts, are
+// computed from this prediction; the GPU tests check it against a recording of the kernel
+// (solution/simple_kernel.cuh), event for event.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "common/block_events.hpp"
 #include "common/block_model.hpp"
 #include "common/block_trace.hpp"
 #include "common/single_block.hpp"
-#include "simple_kernel.cuh"
 
 namespace ch03 {
 
-// The strides of the kernel's loop, for a block of `threads`.
-inline std::vector<unsigned> strides(unsigned threads) {
-  std::vector<unsigned> all;
-  for (unsigned stride = first_stride(threads); stride_in_range(stride, threads); stride = next_stride(stride))
-    all.push_back(stride);
-  return all;
+inline const char* layout() { return "thread t owns data[2t]"; }
+
+// Thread t owns element 2t; the stride doubles from 1 to the block size; in the step of `stride`,
+// thread t adds data[2t + stride] to data[2t] if t is a multiple of the stride and that partner
+// exists; at the end thread 0 stores data[0].
+template <typename T>
+std::vector<reduction::single_block::BlockEvent> predict(const std::vector<T>& input) {
+  namespace sb = reduction::single_block;
+  using Block = sb::PredictedBlock<T>;
+  const std::size_t n = input.size();
+  const unsigned threads = sb::threads_for(n);
+  Block block(input, threads);
+  for (unsigned stride = 1; stride <= threads; stride *= 2) {
+    block.step(stride);
+    for (unsigned t = 0; t < threads; ++t)
+      if (t % stride == 0 && 2 * std::size_t(t) + stride < n)
+        block.add(t, Block::kData, 2 * t, Block::kData, 2 * t + stride);
+  }
+  block.result(0, Block::kData, 0);
+  return block.events();
 }
 
 inline reduction::single_block::BlockCounts model(std::size_t n, std::size_t element_bytes) {
   namespace sb = reduction::single_block;
-  const unsigned threads = sb::threads_for(n);
-  auto active = [n](unsigned t, unsigned stride) { return is_active(t, stride, n); };
-  return sb::evaluate(n, threads, element_bytes, sb::in_place_steps(strides(threads), active, owner_of, partner_of));
+  return sb::count(predict(std::vector<std::int32_t>(n)), n, sb::threads_for(n), element_bytes);
 }
 
 template <typename T>
 reduction::single_block::Trace<T> trace(const std::vector<T>& input) {
   namespace sb = reduction::single_block;
-  const std::size_t n = input.size();
-  const unsigned threads = sb::threads_for(n);
-  auto active = [n](unsigned t, unsigned stride) { return is_active(t, stride, n); };
-  return sb::trace_in_place(input, threads, strides(threads), active, owner_of, partner_of, "thread t owns data[2t]");
+  return sb::trace_from(predict(input), input, sb::threads_for(input.size()), layout(), false);
 }
 
 inline const char* activity_predicate() {

@@ -1,5 +1,6 @@
-// CPU tests of chapter 03's analysis: the execution-resource and memory model of the simple
-// kernel, and its trace, all evaluated from the kernel's own index arithmetic. No GPU needed.
+// CPU tests of chapter 03's analysis: the model's prediction of what the simple kernel's threads
+// do, and the execution-resource and memory counts and the trace computed from it. No GPU needed
+// (the GPU tests check the prediction against a recording of the kernel).
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -18,8 +19,9 @@ using namespace reduction;
 namespace sb = reduction::single_block;
 
 namespace {
-std::vector<std::size_t> tree_steps_column(const sb::BlockCounts& c, std::size_t sb::StepCounts::*field) {
-  std::vector<std::size_t> column;
+template <typename Field>
+std::vector<Field> tree_steps_column(const sb::BlockCounts& c, Field sb::StepCounts::*field) {
+  std::vector<Field> column;
   for (const auto& s : c.steps)
     if (s.adds) column.push_back(s.*field);
   return column;
@@ -35,8 +37,9 @@ TEST_CASE("the block: n/2 threads rounded up to a power of two", "[chapter03]") 
   CHECK(sb::threads_for(1024) == 512);
   CHECK(sb::threads_for(1025) == 1024);
   CHECK(sb::threads_for(2048) == 1024);
-  CHECK(ch03::strides(512) == std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
-  CHECK(ch03::strides(1) == std::vector<unsigned>{1});
+  CHECK(tree_steps_column(ch03::model(1024, 4), &sb::StepCounts::stride) ==
+        std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
+  CHECK(tree_steps_column(ch03::model(1, 4), &sb::StepCounts::stride) == std::vector<unsigned>{1});
 }
 
 TEST_CASE("rejected sizes: n = 0 and n > 2048, each naming the chapter that takes it", "[chapter03]") {
@@ -82,9 +85,24 @@ TEST_CASE("the model at n = 256: 255 additions in 864 thread slots, not 736", "[
 }
 
 TEST_CASE("a request's sectors: the aligned 32-byte blocks its threads' addresses fall into", "[chapter03]") {
-  // One step of one warp, one load: thread t reads element f(t), or nothing.
+  // One step of one warp, one load: thread t copies element f(t) of global memory, or nothing,
+  // into shared memory (the copy's store to shared memory is no global request).
   auto one_load = [](std::size_t element_bytes, std::function<std::optional<std::size_t>(unsigned)> element) {
-    return sb::evaluate(64, 32, element_bytes, {{"load", 0, {}, {{false, element}}}});
+    std::vector<sb::BlockEvent> events(1);  // the step's marker
+    events[0].step = 1;
+    for (unsigned t = 0; t < 32; ++t)
+      if (auto e = element(t)) {
+        sb::BlockEvent copy;
+        copy.kind = sb::BlockEvent::kCopy;
+        copy.step = 1;
+        copy.thread = t;
+        copy.owner = static_cast<std::uint32_t>(*e);
+        copy.target_shared = 1;
+        events.push_back(copy);
+      }
+    const auto c = sb::count(events, 64, 32, element_bytes);
+    REQUIRE(c.steps.size() == 2);  // the load and the (empty) result
+    return c;
   };
   // 32 adjacent ints: bytes 0 to 127, four sectors, every byte used.
   auto c = one_load(4, [](unsigned t) -> std::optional<std::size_t> { return t; });
@@ -157,26 +175,36 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
   }
 }
 
-TEST_CASE("for every n: n - 1 additions, and no step races", "[chapter03]") {
+TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no step races", "[chapter03]") {
   for (std::size_t n = 1; n <= sb::kMaxElements; ++n) {
     INFO("n = " << n);
-    const unsigned threads = sb::threads_for(n);
-    std::size_t ops = 0;
-    for (unsigned stride : ch03::strides(threads)) {
-      // Within a step, no thread reads or writes an element that another thread writes.
-      std::set<std::size_t> written, read;
-      for (unsigned t = 0; t < threads; ++t) {
-        if (!ch03::is_active(t, stride, n)) continue;
-        ++ops;
-        REQUIRE(ch03::partner_of(t, stride) < n);
-        REQUIRE(written.insert(ch03::owner_of(t)).second);
-        read.insert(ch03::partner_of(t, stride));
+    const auto events = ch03::predict(std::vector<std::int32_t>(n));
+    std::size_t adds = 0;
+    for (const auto& e : events)
+      if (e.kind == sb::BlockEvent::kAdd) {
+        ++adds;
+        REQUIRE(e.partner < n);
       }
-      for (std::size_t e : read) REQUIRE(written.count(e) == 0);
-    }
-    REQUIRE(ops == n - 1);
+    REQUIRE(adds == n - 1);
+    REQUIRE_FALSE(sb::step_has_race(events));
     REQUIRE(ch03::model(n, 4).ops == n - 1);
   }
+}
+
+TEST_CASE("a race within a step is seen: a read of what another thread writes, or two writers", "[chapter03]") {
+  auto add = [](std::uint32_t step, std::uint32_t thread, std::uint32_t owner, std::uint32_t partner) {
+    sb::BlockEvent e;
+    e.kind = sb::BlockEvent::kAdd;
+    e.step = step;
+    e.thread = thread;
+    e.owner = owner;
+    e.partner = partner;
+    return e;
+  };
+  CHECK_FALSE(sb::step_has_race({add(1, 0, 0, 1), add(1, 1, 2, 3)}));
+  CHECK(sb::step_has_race({add(1, 0, 0, 2), add(1, 1, 2, 3)}));        // thread 0 reads element 2 as thread 1 writes it
+  CHECK(sb::step_has_race({add(1, 0, 0, 1), add(1, 1, 0, 3)}));        // two threads write element 0
+  CHECK_FALSE(sb::step_has_race({add(1, 0, 0, 2), add(2, 1, 2, 3)}));  // a barrier between them
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums stay where their owners are", "[chapter03]") {

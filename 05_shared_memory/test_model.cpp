@@ -1,7 +1,9 @@
-// CPU tests of chapter 05's analysis: the global-memory traffic of the shared-memory kernel, and
-// its trace, all evaluated from the kernel's own index arithmetic. No GPU needed.
+// CPU tests of chapter 05's analysis: the model's prediction of what the shared-memory kernel's
+// threads do, and the global-memory counts and the trace computed from it. No GPU needed (the GPU
+// tests check the prediction against a recording of the kernel).
 #include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "common/input.hpp"
@@ -13,8 +15,15 @@ using namespace reduction;
 namespace sb = reduction::single_block;
 
 TEST_CASE("the steps: the first on the way in, the others in shared memory", "[chapter05]") {
-  CHECK(ch05::shared_strides(512) == std::vector<unsigned>{256, 128, 64, 32, 16, 8, 4, 2, 1});
-  CHECK(ch05::shared_strides(1).empty());
+  auto step_names = [](const sb::BlockCounts& c) {
+    std::vector<std::string> names;
+    for (const auto& s : c.steps) names.push_back(s.name);
+    return names;
+  };
+  CHECK(step_names(ch05::model(1024, 4)) == std::vector<std::string>{"load, stride 512", "stride 256", "stride 128",
+                                                                     "stride 64", "stride 32", "stride 16", "stride 8",
+                                                                     "stride 4", "stride 2", "stride 1", "result"});
+  CHECK(step_names(ch05::model(2, 4)) == std::vector<std::string>{"load, stride 1", "result"});
 }
 
 TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]") {
@@ -61,16 +70,10 @@ TEST_CASE("for every n: each element read once, n - 1 additions, no step races",
     REQUIRE(c.reads == n);
     REQUIRE(c.writes == 1);
     REQUIRE(c.ops == n - 1);
-    for (unsigned stride : ch05::shared_strides(threads)) {
-      std::set<std::size_t> written, read;
-      for (unsigned t = 0; t < threads; ++t) {
-        if (!ch05::is_active(t, stride, threads)) continue;
-        REQUIRE(ch05::partner_of(t, stride) < threads);
-        REQUIRE(written.insert(ch05::owner_of(t)).second);
-        read.insert(ch05::partner_of(t, stride));
-      }
-      for (std::size_t e : read) REQUIRE(written.count(e) == 0);
-    }
+    const auto events = ch05::predict(std::vector<std::int32_t>(n));
+    for (const auto& e : events)
+      if (e.kind == sb::BlockEvent::kAdd) REQUIRE(e.partner < (e.source_shared ? threads : n));
+    REQUIRE_FALSE(sb::step_has_race(events));
   }
 }
 

@@ -1,12 +1,10 @@
-// The execution-resource and memory model of a single-block reduction (chapters 03 to 05),
-// evaluated thread by thread from the kernel's own index arithmetic.
+// The execution-resource and memory counts of a single-block reduction (chapters 03 to 05),
+// computed from what its threads did: the events of a recording of the kernel, or of the
+// chapter model's prediction of them (common/block_events.hpp).
 //
-// A chapter lists the steps of its kernel: for each, the activity predicate (which threads add in
-// that step) and the element each of its global loads and stores touches, as functions of the
-// thread, built from the same __host__ __device__ helpers the kernel calls. evaluate() runs them
-// for every thread of the block and counts:
+// count() goes through the events warp by warp and counts:
 //  - active threads, and active warps: the 32 threads of a warp issue together, so a warp holds all
-//    32 of its thread slots for a step in which any of its threads is active, however few;
+//    32 of its thread slots for a step in which any of its threads adds, however few;
 //  - global-memory reads and writes, in elements;
 //  - requests and sectors. A request is one load or store instruction executed by one warp: the
 //    kernel's data[owner] is one request for the warp, whichever of its threads take part, and a
@@ -22,35 +20,22 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "block_events.hpp"
 #include "json.hpp"
 #include "single_block.hpp"
 
 namespace reduction::single_block {
 
 constexpr std::size_t kSectorBytes = 32;  // the unit in which global memory serves a request
-
-// One load or store instruction, as the threads of the block execute it: the element each thread
-// touches, or nothing for a thread that skips it.
-struct MemoryAccess {
-  bool write = false;
-  std::function<std::optional<std::size_t>(unsigned thread)> element;
-};
-
-// One step of a kernel.
-struct ModelStep {
-  std::string name;                             // "stride 4", "load", "result"
-  unsigned stride = 0;                          // 0 for a step without one
-  std::function<bool(unsigned thread)> active;  // the activity predicate; empty for a step that adds nothing
-  std::vector<MemoryAccess> global;             // its global-memory accesses, in program order
-};
 
 struct StepCounts {
   std::string name;
@@ -80,43 +65,77 @@ inline double used_fraction(std::size_t reads, std::size_t writes, std::size_t s
   return double((reads + writes) * element_bytes) / double(sectors * kSectorBytes);
 }
 
-inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element_bytes,
-                            const std::vector<ModelStep>& steps) {
+namespace detail {
+
+// One global-memory access of an event: which operand of the recorded line it is (the first, the
+// second, or the store), whether it writes, and the element.
+struct GlobalAccess {
+  int operand;
+  bool write;
+  std::size_t element;
+};
+
+// What the line an event records reads and writes in global memory:
+//   kAdd     target[owner] = source[owner] + source[partner]: two loads and a store
+//   kCopy    target[owner] = source[owner]: a load and a store
+//   kResult  *result = source[owner]: a load and a store to element 0 of result
+// less what lies in shared memory.
+inline std::vector<GlobalAccess> global_accesses(const BlockEvent& e) {
+  std::vector<GlobalAccess> accesses;
+  if (e.kind == BlockEvent::kStep) return accesses;
+  if (!e.source_shared) accesses.push_back({0, false, e.owner});
+  if (e.kind == BlockEvent::kAdd && !e.source_shared) accesses.push_back({1, false, e.partner});
+  if (!e.target_shared) accesses.push_back({2, true, e.kind == BlockEvent::kResult ? 0 : std::size_t(e.owner)});
+  return accesses;
+}
+
+inline std::string step_name(const BlockEvent& marker, const std::vector<BlockEvent>& events) {
+  // A step that takes its operands from global memory into shared memory is the load.
+  for (const BlockEvent& e : events)
+    if (e.step == marker.step && e.kind != BlockEvent::kStep && e.kind != BlockEvent::kResult && e.target_shared &&
+        !e.source_shared)
+      return "load, stride " + std::to_string(marker.stride);
+  return "stride " + std::to_string(marker.stride);
+}
+
+}  // namespace detail
+
+// The counts of the events of one launch, for n elements of element_bytes each in a block of
+// `threads`. The steps come in the order of the kernel, then the result. The threads of a warp that
+// make the same access (the same operand of the same kind of line) in the same step make one
+// request; so in chapter 05's first step the load of data[owner] is one request of the warp
+// whether its threads then add or copy.
+inline BlockCounts count(const std::vector<BlockEvent>& events, std::size_t n, unsigned threads,
+                         std::size_t element_bytes) {
   BlockCounts total;
   total.n = n;
   total.threads = threads;
   total.element_bytes = element_bytes;
-  const unsigned warps = warps_for(threads);
-  for (const ModelStep& step : steps) {
-    StepCounts c;
-    c.name = step.name;
-    c.stride = step.stride;
-    c.adds = static_cast<bool>(step.active);
-    for (unsigned w = 0; w < warps; ++w) {
-      const unsigned first = w * kWarpSize, last = std::min(threads, first + kWarpSize);
-      bool warp_active = false;
-      if (step.active)
-        for (unsigned t = first; t < last; ++t)
-          if (step.active(t)) {
-            ++c.active_threads;
-            warp_active = true;
-          }
-      if (warp_active) ++c.active_warps;
-      for (const MemoryAccess& access : step.global) {
-        std::set<std::size_t> sectors;  // of this warp's request
-        for (unsigned t = first; t < last; ++t)
-          if (auto element = access.element(t)) {
-            const std::size_t first_byte = *element * element_bytes, last_byte = first_byte + element_bytes - 1;
-            for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
-              sectors.insert(sector);
-            ++(access.write ? c.writes : c.reads);
-          }
-        if (sectors.empty()) continue;  // no thread of the warp takes part: no request
-        c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, sectors.size()) : sectors.size();
-        c.max_request_sectors = std::max(c.max_request_sectors, sectors.size());
-        ++c.requests;
-        c.sectors += sectors.size();
+  std::vector<BlockEvent> sorted = events;
+  sort_events(sorted);
+  auto count_step = [&](StepCounts c, auto belongs) {
+    std::set<unsigned> warps;
+    std::map<std::pair<int, unsigned>, std::set<std::size_t>> request_sectors;  // (operand, warp) -> sectors
+    for (const BlockEvent& e : sorted) {
+      if (e.kind == BlockEvent::kStep || !belongs(e)) continue;
+      if (e.kind == BlockEvent::kAdd) {
+        ++c.active_threads;
+        warps.insert(e.thread / kWarpSize);
       }
+      for (const detail::GlobalAccess& access : detail::global_accesses(e)) {
+        auto& sectors = request_sectors[{access.operand, e.thread / kWarpSize}];
+        const std::size_t first_byte = access.element * element_bytes, last_byte = first_byte + element_bytes - 1;
+        for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
+          sectors.insert(sector);
+        ++(access.write ? c.writes : c.reads);
+      }
+    }
+    c.active_warps = warps.size();
+    for (const auto& [request, sectors] : request_sectors) {
+      c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, sectors.size()) : sectors.size();
+      c.max_request_sectors = std::max(c.max_request_sectors, sectors.size());
+      ++c.requests;
+      c.sectors += sectors.size();
     }
     if (c.adds) {
       total.ops += c.active_threads;
@@ -127,43 +146,21 @@ inline BlockCounts evaluate(std::size_t n, unsigned threads, std::size_t element
     total.requests += c.requests;
     total.sectors += c.sectors;
     total.steps.push_back(c);
+  };
+  for (const BlockEvent& marker : sorted) {
+    if (marker.kind != BlockEvent::kStep) continue;
+    StepCounts c;
+    c.name = detail::step_name(marker, sorted);
+    c.stride = marker.stride;
+    c.adds = true;
+    count_step(c, [&](const BlockEvent& e) { return e.kind != BlockEvent::kResult && e.step == marker.step; });
   }
+  StepCounts result;
+  result.name = "result";
+  count_step(result, [](const BlockEvent& e) { return e.kind == BlockEvent::kResult; });
   total.thread_slots = total.warp_steps * kWarpSize;
   if (total.thread_slots) total.efficiency = double(total.ops) / double(total.thread_slots);
   return total;
-}
-
-// The steps of a tree reduced in place in global memory (chapters 03 and 04): in the step of each
-// stride, every active thread loads data[owner] and data[partner] and stores their sum to
-// data[owner]; at the end thread 0 loads data[0] and stores it to *result.
-//   active(thread, stride), owner(thread), partner(thread, stride): the kernel's own helpers.
-template <typename Active, typename Owner, typename Partner>
-std::vector<ModelStep> in_place_steps(const std::vector<unsigned>& strides, Active active, Owner owner,
-                                      Partner partner) {
-  std::vector<ModelStep> steps;
-  for (unsigned stride : strides) {
-    auto if_active = [=](auto index) {
-      return [=](unsigned t) -> std::optional<std::size_t> {
-        if (!active(t, stride)) return std::nullopt;
-        return index(t);
-      };
-    };
-    auto owner_index = [=](unsigned t) { return std::size_t(owner(t)); };
-    auto partner_index = [=](unsigned t) { return std::size_t(partner(t, stride)); };
-    steps.push_back(
-        {"stride " + std::to_string(stride),
-         stride,
-         [=](unsigned t) { return active(t, stride); },
-         {{false, if_active(owner_index)}, {false, if_active(partner_index)}, {true, if_active(owner_index)}}});
-  }
-  auto thread_zero = [](std::size_t element) {
-    return [=](unsigned t) -> std::optional<std::size_t> {
-      if (t != 0) return std::nullopt;
-      return element;
-    };
-  };
-  steps.push_back({"result", 0, {}, {{false, thread_zero(0)}, {true, thread_zero(0)}}});
-  return steps;
 }
 
 // A closed form from the text, to print beside the evaluation.
@@ -304,6 +301,13 @@ inline Json launch_json(unsigned threads) {
   j.set("threads", threads);
   j.set("warps", warps_for(threads));
   return j;
+}
+
+// The steps of the tree: the dependent steps a launch works through, with a barrier between them.
+inline std::size_t tree_steps(const BlockCounts& c) {
+  std::size_t steps = 0;
+  for (const StepCounts& s : c.steps) steps += s.adds;
+  return steps;
 }
 
 // What the time of these kernels means.

@@ -1,11 +1,6 @@
-// The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), computed on
-// the CPU with the kernel's own index arithmetic.
-//
-// Within one step of these kernels no thread reads an element that another thread writes in that
-// step (the chapters' tests check it for every n), and the barrier between steps makes each step
-// see all of the previous one. So running the active threads of a step one after another gives
-// exactly what the block computes in parallel, down to the last bit of a float: the same additions
-// of the same operands, step by step.
+// The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn from
+// what the kernel's threads did (common/block_events.hpp): recorded on the GPU when there is one,
+// else the chapter model's prediction, and labelled as such.
 #pragma once
 
 #include <algorithm>
@@ -14,11 +9,13 @@
 #include <cstdio>
 #include <cstring>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "block_events.hpp"
 #include "block_model.hpp"
 #include "json.hpp"
 #include "ops.hpp"
@@ -41,7 +38,8 @@ struct TraceStep {
 
 template <typename T>
 struct Trace {
-  std::string layout;  // who owns what, in one line: "thread t owns data[2t]"
+  bool recorded = false;  // recorded on the GPU, or the model's prediction
+  std::string layout;     // who owns what, in one line: "thread t owns data[2t]"
   unsigned threads = 0;
   std::vector<T> input;
   std::vector<TraceStep<T>> steps;
@@ -49,35 +47,57 @@ struct Trace {
   T result{};
 };
 
-// The trace of a tree reduced in place (chapters 03 and 04); the helpers are the kernel's own:
-//   active(thread, stride), owner(thread), partner(thread, stride).
-template <typename T, typename Active, typename Owner, typename Partner>
-Trace<T> trace_in_place(const std::vector<T>& input, unsigned threads, const std::vector<unsigned>& strides,
-                        Active active, Owner owner, Partner partner, const std::string& layout) {
+// The trace of the events of one launch on `input`, in a block of `threads`. The arrays shown are
+// what the events wrote: the input ("data", in global memory) and the partial sums ("partial", in
+// shared memory), element by element, with the values the events carry.
+template <typename T>
+Trace<T> trace_from(const std::vector<BlockEvent>& events, const std::vector<T>& input, unsigned threads,
+                    const std::string& layout, bool recorded) {
   Trace<T> trace;
+  trace.recorded = recorded;
   trace.layout = layout;
   trace.threads = threads;
   trace.input = input;
-  std::vector<T> data = input;
-  const Sum add{};
-  for (unsigned stride : strides) {
+  std::vector<T> data = input, partial(threads);
+  auto name = [](bool shared, std::size_t i) {
+    return std::string(shared ? "partial" : "data") + "[" + std::to_string(i) + "]";
+  };
+  std::vector<BlockEvent> sorted = events;
+  sort_events(sorted);
+  bool shared = false;  // the array the step writes; a step that writes nothing shows the last one
+  for (const BlockEvent& marker : sorted) {
+    if (marker.kind != BlockEvent::kStep) continue;
+    std::vector<BlockEvent> writes;  // the step's additions and copies, thread by thread
+    for (const BlockEvent& e : sorted)
+      if (e.step == marker.step && (e.kind == BlockEvent::kAdd || e.kind == BlockEvent::kCopy)) writes.push_back(e);
+    if (!writes.empty()) shared = writes.front().target_shared;
+    std::vector<T>& array = shared ? partial : data;
     TraceStep<T> step;
-    step.name = "stride " + std::to_string(stride);
-    step.array = "data";
-    step.written.assign(data.size(), false);
-    for (unsigned t = 0; t < threads; ++t) {
-      if (!active(t, stride)) continue;
-      const std::size_t o = owner(t), p = partner(t, stride);
-      data[o] = add(data[o], data[p]);
-      step.active.push_back(t);
-      step.actions.push_back({t, "data[" + std::to_string(o) + "] += data[" + std::to_string(p) + "]"});
-      step.written[o] = true;
+    step.name = detail::step_name(marker, sorted);
+    step.array = shared ? "partial" : "data";
+    step.written.assign(array.size(), false);
+    for (const BlockEvent& e : writes) {
+      if (bool(e.target_shared) != shared) throw std::logic_error("a step of these kernels writes one array");
+      array.at(e.owner) = value_of<T>(e);
+      step.written.at(e.owner) = true;
+      std::string what = name(shared, e.owner);
+      if (e.kind == BlockEvent::kCopy)
+        what += " = " + name(e.source_shared, e.owner);
+      else if (e.target_shared == e.source_shared)
+        what += " += " + name(e.source_shared, e.partner);
+      else
+        what += " = " + name(e.source_shared, e.owner) + " + " + name(e.source_shared, e.partner);
+      if (e.kind == BlockEvent::kAdd) step.active.push_back(e.thread);
+      step.actions.push_back({e.thread, what});
     }
-    step.values = data;
+    step.values = array;
     trace.steps.push_back(std::move(step));
   }
-  trace.result_from = "data[0]";
-  trace.result = data[0];
+  for (const BlockEvent& e : sorted)
+    if (e.kind == BlockEvent::kResult) {
+      trace.result_from = name(e.source_shared, e.owner);
+      trace.result = value_of<T>(e);
+    }
   return trace;
 }
 
@@ -152,7 +172,8 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
 
   std::string layout = trace.layout;
   if (!layout.empty()) layout[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(layout[0])));
-  out << "Trace: " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
+  out << "Trace (" << (trace.recorded ? "recorded on the GPU" : "predicted, no GPU to record on")
+      << "): " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
       << describe_block(trace.threads) << ".\n"
       << layout << ".\n"
       << "After each step, the array the step works on; * marks the elements it wrote.\n\n"
@@ -177,23 +198,11 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
     }
     detail::print_array(out, step.array, step.values, step.written, label_width, width, per_line);
   }
-  out << "result: " << trace.result_from << " = " << format_value(json_value(trace.result), data_type_of<T>())
-      << ", which thread 0 stores to *result\n";
-}
-
-// The trace must end in the value the GPU returned, bit for bit: it makes the same additions in the
-// same order. Says which in `out`, and marks the run wrong if not.
-template <typename T>
-void check_trace_against_gpu(const Trace<T>& trace, RunResult& run, std::ostream& out) {
-  const T gpu = static_cast<T>(run.result.as_double());  // exact: the JSON number holds every bit of a T
-  const std::string traced = format_value(json_value(trace.result), data_type_of<T>());
-  if (std::memcmp(&gpu, &trace.result, sizeof(T)) == 0) {
-    out << "The trace ends in " << traced << ", the value the GPU returned, bit for bit.\n";
-  } else {
-    out << "FAILED: the trace ends in " << traced << ", but the GPU returned "
-        << format_value(run.result, data_type_of<T>()) << "\n";
-    run.correct = false;
-  }
+  if (trace.result_from.empty())
+    out << "result: thread 0 stored nothing to *result\n";
+  else
+    out << "result: " << trace.result_from << " = " << format_value(json_value(trace.result), data_type_of<T>())
+        << ", which thread 0 stores to *result\n";
 }
 
 template <typename T>
@@ -204,6 +213,7 @@ Json trace_json(const Trace<T>& trace) {
     return a;
   };
   Json j = Json::object();
+  j.set("recorded", trace.recorded);
   j.set("layout", trace.layout);
   j.set("threads", trace.threads);
   j.set("input", values(trace.input));

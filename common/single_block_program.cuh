@@ -1,14 +1,17 @@
 // The program of the single-block chapters (03 to 05): options, input, the analysis that needs no
-// GPU (launch, the chapter's own model, --trace), then the kernel checked and timed on the GPU.
-// What differs between the chapters comes from a struct of static members:
+// GPU (launch, the chapter's own model), then the kernel checked and timed on the GPU, and with
+// --trace the reduction step by step as the kernel recorded it (the model's prediction, labelled
+// as one, where there is no GPU to record on). What differs between the chapters comes from a
+// struct of static members:
 //
 //   struct Chapter {
 //     static constexpr const char* kernel_header;  // "simple_kernel.cuh", for the exercise notice
 //     static constexpr bool in_place;               // the kernel overwrites its input (03, 04)
 //     template <typename T> static reduction::Variant<reduction::SingleBlockLaunch<T>> variant();
+//     // The kernel instantiated with the recorder, for the trace: &simple_kernel<T, BlockRecorder>.
+//     template <typename T> static auto recorded_kernel();
 //     static BlockCounts model(std::size_t n, std::size_t element_bytes);
-//     template <typename T> static Trace<T> trace(const std::vector<T>& input);
-//     static std::size_t steps(unsigned threads);   // dependent steps, for the timing note
+//     template <typename T> static Trace<T> trace(const std::vector<T>& input);  // the model's prediction
 //     // The chapter's part of the analysis, after the launch line.
 //     static void analyze(std::ostream& text, Json& fields, const BlockCounts& counts, std::size_t n,
 //                         unsigned threads, std::size_t element_bytes, const char* type);
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "block_model.hpp"
+#include "block_recorder.cuh"
 #include "block_trace.hpp"
 #include "measure.cuh"
 #include "program.hpp"
@@ -61,7 +65,8 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
       const auto tol = tolerance(ref, tree_depth(n));
       report.set_reference(ref, tol);
 
-      // The analysis: the kernel's own arithmetic, evaluated for every thread on the CPU.
+      // The analysis: the model's prediction of what every thread does, on the CPU (the GPU tests
+      // check it against the kernel's recording).
       const unsigned threads = threads_for(n);
       const BlockCounts counts = Chapter::model(n, sizeof(T));
       auto& text = report.text();
@@ -71,13 +76,14 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
       report.fields().set("launch", launch_json(threads));
       report.fields().set("memory", memory_json(counts));
       report.fields().set("steps", steps_json(counts));
-      std::optional<Trace<T>> steps;
-      if (trace) {
-        steps = Chapter::trace(data);
+      auto show_trace = [&](const Trace<T>& steps) {
         text << "\n";
-        print_trace(text, *steps);
-        report.fields().set("trace", trace_json(*steps));
-      }
+        print_trace(text, steps);
+        report.fields().set("trace", trace_json(steps));
+      };
+      std::optional<Trace<T>> predicted;
+      if (trace) predicted = Chapter::trace(data);
+      if (predicted && !probe_gpu().usable) show_trace(*predicted);  // without a GPU, the prediction is all there is
 
       DeviceInfo device;
       if (auto status = open_gpu(report, device)) return *status;
@@ -103,9 +109,12 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
           run.correct = false;
         }
       }
-      if (steps) check_trace_against_gpu(*steps, run, report.summary());
+      if (predicted) {  // what the kernel itself did, recorded by the same kernel template
+        const Recording<T> recording = record(Chapter::template recorded_kernel<T>(), data);
+        show_trace(trace_from(recording.events, data, threads, predicted->layout, true));
+      }
       report.add_run(std::move(run));
-      print_timing_note(report.summary(), options.reps, Chapter::steps(threads));
+      print_timing_note(report.summary(), options.reps, tree_steps(counts));
       return report.finish();
     });
   });

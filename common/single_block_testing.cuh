@@ -1,12 +1,17 @@
 // What the GPU tests of the single-block chapters (03 to 05) share. Each chapter's test file names
-// its kernel and trace; the checks are the same for all three.
+// its kernel and its model; the checks are the same for all three.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <vector>
 
+#include "block_model.hpp"
+#include "block_recorder.cuh"
+#include "block_trace.hpp"
 #include "gpu.cuh"
 #include "input.hpp"
 #include "reference.hpp"
@@ -21,9 +26,9 @@ template <typename T> bool same_bits(const std::vector<T>& a, const std::vector<
 }
 
 // Every size from 1 to 2048 that matters, on fresh random input, the result poisoned before each
-// launch: the result against the CPU reference, and bit for bit against the CPU trace of the
-// kernel's own arithmetic. The array left behind must be the trace's last step for a kernel that
-// works in place (03, 04), and the untouched input for one that does not (05).
+// launch: the result against the CPU reference, and bit for bit against the model's predicted
+// trace. The array left behind must be the trace's last step for a kernel that works in place
+// (03, 04), and the untouched input for one that does not (05).
 template <typename T, typename TraceFn>
 void check_every_size(const Variant<SingleBlockLaunch<T>>& kernel, TraceFn trace, bool in_place) {
   const auto seed = reduction::testing::fresh_seed();
@@ -48,6 +53,78 @@ void check_every_size(const Variant<SingleBlockLaunch<T>>& kernel, TraceFn trace
       CHECK(same_bits(data.download(), x));  // the input is left unchanged
     }
     CHECK(std::memcmp(&r, &tr.result, sizeof(T)) == 0);
+  }
+}
+
+namespace detail {
+
+// Where two traces differ, in words; empty if they do not (values compared bit for bit).
+template <typename T>
+std::string trace_difference(const Trace<T>& a, const Trace<T>& b) {
+  if (a.threads != b.threads) return "threads";
+  if (!same_bits(a.input, b.input)) return "input";
+  if (a.steps.size() != b.steps.size())
+    return "the number of steps, " + std::to_string(a.steps.size()) + " and " + std::to_string(b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    const auto &x = a.steps[i], &y = b.steps[i];
+    const std::string step = "step " + std::to_string(i + 1) + " (" + x.name + "): ";
+    if (x.name != y.name) return step + "named " + y.name;
+    if (x.active != y.active) return step + "active threads";
+    if (x.actions != y.actions) return step + "actions";
+    if (x.array != y.array) return step + "array";
+    if (!same_bits(x.values, y.values)) return step + "values";
+    if (x.written != y.written) return step + "written elements";
+  }
+  if (a.result_from != b.result_from) return "result taken from " + a.result_from + " and " + b.result_from;
+  if (std::memcmp(&a.result, &b.result, sizeof(T)) != 0) return "result";
+  return "";
+}
+
+// Where two sets of counts differ, in words; empty if they do not.
+inline std::string counts_difference(const BlockCounts& a, const BlockCounts& b) {
+  auto step_fields = [](const StepCounts& s) {
+    return std::make_tuple(s.name, s.stride, s.adds, s.active_threads, s.active_warps, s.reads, s.writes, s.requests,
+                           s.sectors, s.min_request_sectors, s.max_request_sectors);
+  };
+  if (a.steps.size() != b.steps.size())
+    return "the number of steps, " + std::to_string(a.steps.size()) + " and " + std::to_string(b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i)
+    if (step_fields(a.steps[i]) != step_fields(b.steps[i]))
+      return "step " + std::to_string(i + 1) + " (" + a.steps[i].name + ")";
+  if (std::make_tuple(a.ops, a.warp_steps, a.thread_slots, a.reads, a.writes, a.requests, a.sectors) !=
+      std::make_tuple(b.ops, b.warp_steps, b.thread_slots, b.reads, b.writes, b.requests, b.sectors))
+    return "totals";
+  return "";
+}
+
+}  // namespace detail
+
+// The model against the kernel itself, recorded (`recorded`: the kernel instantiated with
+// BlockRecorder). For every n up to 64, the trace drawn from the recording equals the model's
+// prediction: the same steps, active threads, operands, values bit for bit, and result. For every
+// n up to 2048, the counts from the recording (additions, active warps, warp-steps, thread
+// slots, reads, writes, requests and sectors, step by step) equal the model's.
+template <typename T, typename Data, typename TraceFn, typename ModelFn>
+void check_model_against_recording(void (*recorded)(Data*, std::size_t, T*, BlockRecorder), TraceFn predicted_trace,
+                                   ModelFn model) {
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n = 1; n <= kMaxElements; ++n) {
+    INFO("n = " << n);
+    const auto x = generate_input<T>(n, seed + n);
+    const Recording<T> recording = record(recorded, x);
+    const unsigned threads = threads_for(n);
+    if (n <= kMaxTraceElements) {
+      const Trace<T> predicted = predicted_trace(x);
+      const Trace<T> traced = trace_from(recording.events, x, threads, predicted.layout, true);
+      const std::string difference = detail::trace_difference(predicted, traced);
+      INFO("the predicted and the recorded trace differ: " << difference);
+      REQUIRE(difference.empty());
+    }
+    const std::string difference =
+        detail::counts_difference(model(n, sizeof(T)), count(recording.events, n, threads, sizeof(T)));
+    INFO("the model's counts and the recording's differ: " << difference);
+    REQUIRE(difference.empty());
   }
 }
 

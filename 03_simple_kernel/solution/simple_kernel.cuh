@@ -15,47 +15,50 @@
 
 #include <cstddef>
 
+#include "common/block_recorder.cuh"
+#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "common/single_block.hpp"
-#if defined(__CUDACC__)
-#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
-#endif
 
 namespace ch03 {
 
-// The index arithmetic. The kernel below uses it, and so do the CPU trace, the model and the tests
-// (REDUCTION_HD: __host__ __device__ under nvcc, a plain inline function elsewhere), so that they
-// evaluate exactly what the kernel evaluates.
-
-// The strides, in order: 1, 2, 4, ..., the block size. The last step adds the two halves.
-REDUCTION_HD unsigned first_stride(unsigned /*threads*/) { return 1; }
-REDUCTION_HD unsigned next_stride(unsigned stride) { return 2 * stride; }
-REDUCTION_HD bool stride_in_range(unsigned stride, unsigned threads) { return stride <= threads; }
-
-// Thread t owns element 2t ...
-REDUCTION_HD std::size_t owner_of(unsigned thread) { return 2 * std::size_t(thread); }
-// ... and adds to it the element `stride` places further on.
-REDUCTION_HD std::size_t partner_of(unsigned thread, unsigned stride) { return owner_of(thread) + stride; }
-
-// A thread adds in the step of `stride` if its index is a multiple of the stride and its partner
-// exists. When n is not a power of two the last partners lie past the end of the array, and the
-// guard skips those additions: it does what padding with the identity would, without the padding.
-REDUCTION_HD bool is_active(unsigned thread, unsigned stride, std::size_t n) {
-  return thread % stride == 0 && partner_of(thread, stride) < n;
-}
-
-#if defined(__CUDACC__)  // the kernel and its launcher need nvcc; the index arithmetic above does not
-
-template <typename T>
-__global__ void simple_kernel(T* data, std::size_t n, T* result) {
+// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
+// the timed kernel it is a NoRecorder, and its calls compile to nothing.
+template <typename T, typename Recorder = reduction::NoRecorder>
+__global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element 2t.
+  // HINT: - The strides double: 1, 2, 4, ..., up to blockDim.x included.
+  // HINT: - In the step of `stride`, thread t adds data[2t + stride] to data[2t] if t is a multiple of
+  // HINT:   the stride and 2t + stride < n (the guard for an n that is not a power of two). Add with
+  // HINT:   reduction::Sum{}(a, b): for int it wraps around instead of overflowing, which C++ leaves
+  // HINT:   undefined.
+  // HINT: - End each step with __syncthreads(), outside the if: every thread of the block must reach
+  // HINT:   the barrier, active or not. What goes wrong without it?
+  // HINT: - At the end, thread 0 stores data[0] to *result.
+  // HINT: - Call the recorder beside what it records (the trace and the tests read it; in the timed
+  // HINT:   kernel its calls compile to nothing): rec.step(stride) as each step begins,
+  // HINT:   rec.add(data, 2t, data, 2t + stride) after each addition, rec.result(data, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter03) and compare with `03_simple_kernel --n 16 --trace`.
   const unsigned t = threadIdx.x;
-  const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
-  for (unsigned stride = first_stride(blockDim.x); stride_in_range(stride, blockDim.x); stride = next_stride(stride)) {
-    if (is_active(t, stride, n)) data[owner_of(t)] = add(data[owner_of(t)], data[partner_of(t, stride)]);
+  const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it
+  const reduction::Sum add{};    // for int it wraps around like the hardware, without C++'s undefined overflow
+  for (unsigned stride = 1; stride <= blockDim.x; stride *= 2) {
+    rec.step(stride);
+    // Active: t is a multiple of the stride. When n is not a power of two the last partners lie
+    // past the end of the array, and the guard skips those additions: it does what padding with
+    // the identity would, without the padding.
+    if (t % stride == 0 && owner + stride < n) {
+      data[owner] = add(data[owner], data[owner + stride]);
+      rec.add(data, owner, data, owner + stride);
+    }
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }
-  if (t == 0) *result = data[0];
+  if (t == 0) {
+    *result = data[0];
+    rec.result(data, 0);
+  }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.
@@ -71,7 +74,5 @@ reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
   return {"simple", "owner computes, the stride doubling from 1", &launch<T>, &reduction::single_block::tree_depth,
           true};
 }
-
-#endif  // __CUDACC__
 
 }  // namespace ch03

@@ -16,48 +16,48 @@
 
 #include <cstddef>
 
+#include "common/block_recorder.cuh"
+#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "common/single_block.hpp"
-#if defined(__CUDACC__)
-#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
-#endif
 
 namespace ch04 {
 
-// The index arithmetic. The kernel below uses it, and so do the CPU trace, the model and the tests
-// (REDUCTION_HD: __host__ __device__ under nvcc, a plain inline function elsewhere), so that they
-// evaluate exactly what the kernel evaluates.
-
-// The strides, in order: the block size, half of it, ..., 1. The first step adds the two halves.
-REDUCTION_HD unsigned first_stride(unsigned threads) { return threads; }
-REDUCTION_HD unsigned next_stride(unsigned stride) { return stride / 2; }
-REDUCTION_HD bool stride_in_range(unsigned stride, unsigned /*threads*/) { return stride >= 1; }
-
-// Thread t owns element t ...
-REDUCTION_HD std::size_t owner_of(unsigned thread) { return thread; }
-// ... and adds to it the element `stride` places further on.
-REDUCTION_HD std::size_t partner_of(unsigned thread, unsigned stride) { return owner_of(thread) + stride; }
-
-// A thread adds in the step of `stride` if it is one of the first `stride` threads and its partner
-// exists. When n is not a power of two some partners of the first step lie past the end of the
-// array, and the guard skips those additions: it does what padding with the identity would,
-// without the padding.
-REDUCTION_HD bool is_active(unsigned thread, unsigned stride, std::size_t n) {
-  return thread < stride && partner_of(thread, stride) < n;
-}
-
-#if defined(__CUDACC__)  // the kernel and its launcher need nvcc; the index arithmetic above does not
-
-template <typename T>
-__global__ void convergent_kernel(T* data, std::size_t n, T* result) {
+// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
+// the timed kernel it is a NoRecorder, and its calls compile to nothing.
+template <typename T, typename Recorder = reduction::NoRecorder>
+__global__ void convergent_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element t.
+  // HINT: - Chapter 03's kernel with two changes: the stride halves, from blockDim.x down to 1, and
+  // HINT:   in the step of `stride` the active threads are the first `stride` ones, t < stride.
+  // HINT: - An active thread adds data[t + stride] to data[t] if t + stride < n, with
+  // HINT:   reduction::Sum{}(a, b);
+  // HINT: - __syncthreads() after each step, reached by every thread of the block;
+  // HINT: - thread 0 stores data[0] to *result.
+  // HINT: - Call the recorder beside what it records, as in chapter 03: rec.step(stride) as
+  // HINT:   each step begins, rec.add(data, t, data, t + stride) after each addition,
+  // HINT:   rec.result(data, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter04) and compare with `04_convergent --n 16 --trace`.
   const unsigned t = threadIdx.x;
+  const unsigned owner = t;    // thread t owns element t: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
-  for (unsigned stride = first_stride(blockDim.x); stride_in_range(stride, blockDim.x); stride = next_stride(stride)) {
-    if (is_active(t, stride, n)) data[owner_of(t)] = add(data[owner_of(t)], data[partner_of(t, stride)]);
+  for (unsigned stride = blockDim.x; stride >= 1; stride /= 2) {
+    rec.step(stride);
+    // Active: the first `stride` threads. When n is not a power of two some partners of the first
+    // step lie past the end of the array, and the guard skips those additions: it does what
+    // padding with the identity would, without the padding.
+    if (t < stride && owner + stride < n) {
+      data[owner] = add(data[owner], data[owner + stride]);
+      rec.add(data, owner, data, owner + stride);
+    }
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }
-  if (t == 0) *result = data[0];
+  if (t == 0) {
+    *result = data[0];
+    rec.result(data, 0);
+  }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.
@@ -73,7 +73,5 @@ reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
   return {"convergent", "the stride halving from the block size; active threads packed together", &launch<T>,
           &reduction::single_block::tree_depth, true};
 }
-
-#endif  // __CUDACC__
 
 }  // namespace ch04

@@ -15,56 +15,60 @@
 
 #include <cstddef>
 
+#include "common/block_recorder.cuh"
+#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "common/single_block.hpp"
-#if defined(__CUDACC__)
-#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
-#endif
 
 namespace ch05 {
 
-// The index arithmetic. The kernel below uses it, and so do the CPU trace, the model and the tests
-// (REDUCTION_HD: __host__ __device__ under nvcc, a plain inline function elsewhere), so that they
-// evaluate exactly what the kernel evaluates.
-
-// The strides, in order: the block size, half of it, ..., 1. The first step adds the two halves.
-REDUCTION_HD unsigned first_stride(unsigned threads) { return threads; }
-REDUCTION_HD unsigned next_stride(unsigned stride) { return stride / 2; }
-REDUCTION_HD bool stride_in_range(unsigned stride, unsigned /*threads*/) { return stride >= 1; }
-
-// Thread t owns element t ...
-REDUCTION_HD std::size_t owner_of(unsigned thread) { return thread; }
-// ... and adds to it the element `stride` places further on.
-REDUCTION_HD std::size_t partner_of(unsigned thread, unsigned stride) { return owner_of(thread) + stride; }
-
-// A thread adds in the step of `stride` if it is one of the first `stride` threads and its partner
-// exists. When n is not a power of two some partners of the first step lie past the end of the
-// array, and the guard skips those additions: it does what padding with the identity would,
-// without the padding.
-REDUCTION_HD bool is_active(unsigned thread, unsigned stride, std::size_t n) {
-  return thread < stride && partner_of(thread, stride) < n;
-}
-
-#if defined(__CUDACC__)  // the kernel and its launcher need nvcc; the index arithmetic above does not
-
-template <typename T>
-__global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
+// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
+// the timed kernel it is a NoRecorder, and its calls compile to nothing.
+template <typename T, typename Recorder = reduction::NoRecorder>
+__global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // EXERCISE: reduce data[0, n) into *result, keeping the partial sums in shared memory.
+  // HINT: - Declare the partial sums: __shared__ T partial[reduction::single_block::kMaxThreads];
+  // HINT: - The first step on the way in, from global memory: thread t = threadIdx.x stores to
+  // HINT:   partial[t] the sum of data[t] and data[t + blockDim.x] if t + blockDim.x < n, else
+  // HINT:   data[t] alone.
+  // HINT: - The other steps in shared memory: the stride halves from blockDim.x / 2 down to 1. Each
+  // HINT:   step starts with __syncthreads() (why there, and not at the end?), then a thread t < stride
+  // HINT:   adds partial[t + stride] to partial[t], with reduction::Sum{}(a, b).
+  // HINT: - Thread 0 stores partial[0] to *result.
+  // HINT: - Call the recorder beside what it records: rec.step(blockDim.x) before the first
+  // HINT:   step and rec.step(stride) after each barrier; rec.add(partial, t, data, t + blockDim.x) or
+  // HINT:   rec.copy(partial, t, data) after the load, rec.add(partial, t, partial, t + stride) after each
+  // HINT:   addition, rec.result(partial, 0) after the store.
+  // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
   __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;
+  const unsigned owner = t;    // thread t owns partial[t]: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
-  // The first step, on the way in: the only loads from global memory. Every thread has a first
-  // element (a block never has more threads than n has elements), so partial[] fills up, and in
-  // the later steps, over its blockDim.x partial sums, every partner exists.
-  const unsigned first = first_stride(blockDim.x);
-  partial[owner_of(t)] =
-      is_active(t, first, n) ? add(data[owner_of(t)], data[partner_of(t, first)]) : data[owner_of(t)];
-  for (unsigned stride = next_stride(first); stride_in_range(stride, blockDim.x); stride = next_stride(stride)) {
-    __syncthreads();  // this step reads partial sums that other threads wrote in the previous one
-    if (is_active(t, stride, blockDim.x))
-      partial[owner_of(t)] = add(partial[owner_of(t)], partial[partner_of(t, stride)]);
+  // The first step, stride blockDim.x, on the way in: the only loads from global memory. Every
+  // thread has a first element (a block never has more threads than n has elements), so partial[]
+  // fills up, and in the later steps, over its blockDim.x partial sums, every partner exists.
+  rec.step(blockDim.x);
+  if (owner + blockDim.x < n) {
+    partial[owner] = add(data[owner], data[owner + blockDim.x]);
+    rec.add(partial, owner, data, owner + blockDim.x);
+  } else {  // the guard: a partner past the end of the array is skipped
+    partial[owner] = data[owner];
+    rec.copy(partial, owner, data);
   }
-  if (t == 0) *result = partial[0];  // thread 0 wrote partial[0] itself, in the last step or the load
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();  // this step reads partial sums that other threads wrote in the previous one
+    rec.step(stride);
+    if (t < stride) {
+      partial[owner] = add(partial[owner], partial[owner + stride]);
+      rec.add(partial, owner, partial, owner + stride);
+    }
+  }
+  if (t == 0) {
+    *result = partial[0];  // thread 0 wrote partial[0] itself, in the last step or the load
+    rec.result(partial, 0);
+  }
+  // END EXERCISE
 }
 
 // Reduces data[0, n) into *result, for 1 <= n <= 2048. data is left unchanged.
@@ -80,7 +84,5 @@ reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
   return {"shared_memory", "global memory read once; the tree in shared memory", &launch<T>,
           &reduction::single_block::tree_depth, true};
 }
-
-#endif  // __CUDACC__
 
 }  // namespace ch05
