@@ -43,6 +43,8 @@ int run_program(int argc, char** argv, const ChapterInfo& chapter_info, bool unf
   info.max_n = kMaxElements;      // a larger file is refused as soon as it is seen to be larger
   info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) + " elements, two for each of its at most " +
                       std::to_string(kMaxThreads) + " threads; 06_hierarchical lifts the limit with many blocks";
+  const auto kernel_entry = Chapter::template variant<int>();
+  info.variants.push_back({kernel_entry.name, kernel_entry.idea, kernel_entry.deterministic});
 
   Options options;
   bool trace = false;
