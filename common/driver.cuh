@@ -172,7 +172,12 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
         }
     Chapter::template add_columns<Op, T>(a, run);
     runs.push_back(std::move(run));
-    if (!Chapter::keep_going(runs, chosen.size() == available.size())) break;
+    if (runs.size() < chosen.size() && !Chapter::keep_going(runs, chosen.size() == available.size())) {
+      Json not_run = Json::array();  // said in the report, so that a script knows they were not lost
+      for (std::size_t k = runs.size(); k < chosen.size(); ++k) not_run.push(chosen[k].name);
+      a.fields().set("not_run", std::move(not_run));
+      break;
+    }
   }
   const std::string baseline = Chapter::baseline;
   for (const auto& b : runs)

@@ -4,9 +4,9 @@
 #   cmake -DGENERATOR=... -DSOURCE_DIR=<repository> -DCHAPTERS="01_x|02_y|..." -DWORK_DIR=<dir>
 #         [-DREQUIRE_MARKERS=OFF] -P CheckChapters.cmake
 #
-# A chapter not yet moved to markers still keeps a hand-written exercise/ folder; it is reported,
-# and must not have markers as well (two exercise versions of one kernel). In a handout the
-# solution/ files are exercises already, so markers are not required there (REQUIRE_MARKERS=OFF).
+# A hand-written exercise/ folder would be a second copy of a kernel that can drift: it is refused.
+# In a handout the solution/ files are exercises already, so markers are not required there
+# (REQUIRE_MARKERS=OFF).
 cmake_minimum_required(VERSION 3.25)
 include(${GENERATOR})
 string(REPLACE "|" ";" chapters "${CHAPTERS}")
@@ -22,17 +22,11 @@ foreach(chapter IN LISTS chapters)
     reduction_generate_exercise(${solution} ${WORK_DIR}/${chapter}/${name} count)  # stops on a bad marker
     math(EXPR exercises "${exercises} + ${count}")
   endforeach()
-  if(NOT REQUIRE_MARKERS STREQUAL "OFF")
-    if(IS_DIRECTORY ${SOURCE_DIR}/${chapter}/exercise)
-      if(exercises GREATER 0)
-        string(APPEND problems "${chapter}: has markers and a hand-written exercise/ folder: delete exercise/\n")
-      else()
-        message(STATUS "${chapter}: no markers yet, still a hand-written exercise/ folder")
-      endif()
-      continue()
-    elseif(exercises EQUAL 0)
-      string(APPEND problems "${chapter}: no // EXERCISE: marker in solution/, so its exercise would be the solution\n")
-    endif()
+  if(IS_DIRECTORY ${SOURCE_DIR}/${chapter}/exercise)
+    string(APPEND problems "${chapter}: a hand-written exercise/ folder beside the markers: delete exercise/\n")
+  endif()
+  if(NOT REQUIRE_MARKERS STREQUAL "OFF" AND exercises EQUAL 0)
+    string(APPEND problems "${chapter}: no // EXERCISE: marker in solution/, so its exercise would be the solution\n")
   endif()
   message(STATUS "${chapter}: ${exercises} exercise(s)")
 endforeach()
