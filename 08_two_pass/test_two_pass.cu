@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "common/grid.cuh"
 #include "common/multi_block_testing.cuh"
@@ -61,5 +62,46 @@ TEST_CASE("two-pass: the grid fills the GPU once, and never outnumbers the work"
     // Depth of one pass: one element per thread adds nothing in the loop, two add once.
     CHECK(grid_stride_rounded_additions(std::size_t(block), block, ceil_log2(block)) == ceil_log2(block));
     CHECK(grid_stride_rounded_additions(2 * std::size_t(block), block, ceil_log2(block)) == 1 + ceil_log2(block));
+  }
+}
+
+// The same two passes on the CPU, one addition at a time in the order the kernel's code fixes: each
+// thread's grid-stride loop, then the block's tree, for the first pass and again for the second.
+template <typename T>
+std::vector<T> one_pass_on_cpu(const std::vector<T>& input, int grid, int block) {
+  const std::size_t n = input.size(), grid_threads = std::size_t(grid) * block;
+  std::vector<T> out(grid);
+  std::vector<T> partial(block);
+  for (int b = 0; b < grid; ++b) {
+    for (int t = 0; t < block; ++t) {
+      T sum = T(0);
+      for (std::size_t i = std::size_t(b) * block + t; i < n; i += grid_threads) sum = sum + input[i];
+      partial[t] = sum;
+    }
+    for (int stride = block / 2; stride >= 1; stride /= 2)
+      for (int t = 0; t < stride; ++t) partial[t] = partial[t] + partial[t + stride];
+    out[b] = partial[0];
+  }
+  return out;
+}
+
+TEMPLATE_TEST_CASE("two-pass: the loads in flight keep the plain loop's order, bit for bit", "[chapter08]", float,
+                   double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  for (const std::size_t n : {std::size_t(1) << 20, (std::size_t(1) << 20) + 12345, std::size_t(777)}) {
+    INFO("seed " << seed << ", n = " << n);
+    const auto host = generate_input<T>(n, seed);
+    const DeviceBuffer<T> input(host);
+    DeviceBuffer<T> result(1);
+    DeviceScratch scratch;
+    for (int block : {32, 256}) {
+      INFO("blocks of " << block << " threads");
+      const int grid = ch08::grid_size<ch08::Handoff::Store, T>(n, block);
+      const T expected = one_pass_on_cpu(one_pass_on_cpu(host, grid, block), 1, block)[0];
+      ch08::launch_finish_kernel<T>(input.data(), n, result.data(), block, scratch, 0);
+      const T got = result.download_one();
+      CHECK(std::memcmp(&got, &expected, sizeof(T)) == 0);
+    }
   }
 }

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "07_coarsening/solution/coarsening.cuh"
 #include "08_two_pass/solution/two_pass.cuh"
 #include "09_warp_unrolled/solution/warp_unrolled.cuh"
 #include "common/gpu.cuh"
@@ -167,6 +168,127 @@ void loads_in_flight(std::size_t n, int block) {
          }));
 }
 
+// Chapter 08's pass with K loads in flight: K independent loads under one bounds test, then
+// added into the sum in the order of the plain loop (so the result is bit for bit the plain one).
+template <int K, typename T>
+__global__ void k_loads_pass(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned t = threadIdx.x;
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
+  T sum = T(0);
+  for (; i + (K - 1) * grid_threads < n; i += K * grid_threads) {
+    T v[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = input[i + k * grid_threads];
+#pragma unroll
+    for (int k = 0; k < K; ++k) sum += v[k];
+  }
+  for (; i < n; i += grid_threads) sum += input[i];
+  partial[t] = sum;
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+// The same, with each block's K loads side by side: block b reads tiles b, b + G, b + 2G, ... of
+// K x blockDim.x consecutive elements, thread t elements t, t + B, ..., t + (K - 1) B of each tile.
+template <int K, typename T>
+__global__ void k_tiles_pass(const T* input, std::size_t n, T* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned t = threadIdx.x;
+  const std::size_t tile = std::size_t(K) * blockDim.x;
+  T sum = T(0);
+  for (std::size_t base = blockIdx.x * tile; base < n; base += tile * gridDim.x) {
+    if (base + tile <= n) {
+      T v[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) v[k] = input[base + k * blockDim.x + t];
+#pragma unroll
+      for (int k = 0; k < K; ++k) sum += v[k];
+    } else {
+      for (int k = 0; k < K; ++k)
+        if (base + k * blockDim.x + t < n) sum += input[base + k * blockDim.x + t];
+    }
+  }
+  partial[t] = sum;
+  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+template <int K, typename T>
+void k_tiles_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
+  for (int block : {256, 512})
+    for (int waves : {1, 2, 4, 8, 16}) {
+      const int grid = waves * resident_blocks(k_tiles_pass<K, T>, block, block * sizeof(T));
+      DeviceBuffer<T> out(grid);
+      const double us = median_us<T>([&](cudaStream_t s) {
+        k_tiles_pass<K><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
+        CUDA_CHECK_LAUNCH();
+      });
+      const std::size_t depth = n / (std::size_t(grid) * block) + 2 + ceil_log2(block) + grid;
+      const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
+      std::printf("tiles    %-6s n=2^%-2zu K=%-2d B=%-4d waves=%-2d G=%-5d %8.1f us  %7.1f GB/s  %s\n",
+                  type_name(data_type_of<T>()), ceil_log2(n), K, block, waves, grid, us, n * sizeof(T) / (us * 1e3),
+                  ok ? "verified" : "WRONG");
+    }
+}
+
+template <int K, typename T>
+void k_loads_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
+  for (int block : {256, 512, 1024})
+    for (int waves : {1, 2, 4, 8}) {
+      const int grid = waves * resident_blocks(k_loads_pass<K, T>, block, block * sizeof(T));
+      DeviceBuffer<T> out(grid);
+      const double us = median_us<T>([&](cudaStream_t s) {
+        k_loads_pass<K><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
+        CUDA_CHECK_LAUNCH();
+      });
+      const std::size_t depth = n / (std::size_t(grid) * block) + 2 + ceil_log2(block) + grid;
+      const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
+      std::printf("inflight %-6s n=2^%-2zu K=%-2d B=%-4d waves=%d G=%-5d %8.1f us  %7.1f GB/s  %s\n",
+                  type_name(data_type_of<T>()), ceil_log2(n), K, block, waves, grid, us, n * sizeof(T) / (us * 1e3),
+                  ok ? "verified" : "WRONG");
+    }
+}
+
+// Loads in flight in chapter 08's pass (K = 1, 2, 4, 8, 16), at several blocks and grids, beside
+// chapter 07's factors, all in one process on the same input.
+template <typename T>
+void in_flight(std::size_t n, bool tiles_only) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  auto coarse = [&](auto factor) {
+    constexpr int F = decltype(factor)::value;
+    const double us = median_us<T>([&](cudaStream_t s) { ch07::launch<F, T>(input.data(), n, result.data(), 256, scratch, s); });
+    std::printf("inflight %-6s n=2^%-2zu 07 coarse%-4d B=256          %8.1f us  %7.1f GB/s\n", type_name(data_type_of<T>()),
+                ceil_log2(n), F, us, n * sizeof(T) / (us * 1e3));
+  };
+  coarse(std::integral_constant<int, 4>{});
+  coarse(std::integral_constant<int, 8>{});
+  coarse(std::integral_constant<int, 16>{});
+  if (!tiles_only) {
+    k_loads_rows<1, T>(input, n, ref);
+    k_loads_rows<2, T>(input, n, ref);
+    k_loads_rows<4, T>(input, n, ref);
+    k_loads_rows<8, T>(input, n, ref);
+    k_loads_rows<16, T>(input, n, ref);
+  }
+  k_tiles_rows<4, T>(input, n, ref);
+  k_tiles_rows<8, T>(input, n, ref);
+  k_tiles_rows<16, T>(input, n, ref);
+  coarse(std::integral_constant<int, 8>{});  // again at the end: the clock has not drifted
+}
+
 // One configuration of fastest's grid path: the compile-time knobs; block and waves vary at run time.
 template <bool kWide, int kLoads, bool kOnePass, bool kChunked>
 struct Knobs {
@@ -214,8 +336,8 @@ void knobs(std::size_t n) {
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
-  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs]\n");
+  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs|inflight]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -234,6 +356,14 @@ int main(int argc, char** argv) {
       loads_in_flight<int>(std::size_t(1) << 28, block);
       loads_in_flight<float>(std::size_t(1) << 28, block);
     }
+  if (only.empty() || only == "inflight") {
+    in_flight<int>(std::size_t(1) << 28, false);
+    in_flight<float>(std::size_t(1) << 28, false);
+  }
+  if (only == "tiles") {
+    in_flight<int>(std::size_t(1) << 28, true);
+    in_flight<float>(std::size_t(1) << 28, true);
+  }
   if (only.empty() || only == "knobs")
     for (std::size_t log_n : {20, 28}) {
       knobs<int>(std::size_t(1) << log_n);

@@ -61,14 +61,24 @@ inline int grid_for(std::size_t work, std::size_t per_block, int resident) {
 }
 
 // Chapter 08's first step: each thread folds every (blocks x threads)-th element into one value,
-// reading consecutive elements across the grid at each step (coalesced). Indices in 64 bits: the
-// grid-stride index passes 2^31 for inputs that large.
+// reading consecutive elements across the grid at each step (coalesced), four loads in flight at a
+// time and added in the plain loop's order (08_two_pass/solution/two_pass.cuh says why). Indices in
+// 64 bits: the grid-stride index passes 2^31 for inputs that large.
 template <typename Op, typename T>
 __device__ T thread_partial(const T* input, std::size_t n) {
+  constexpr int kLoadsInFlight = 4;
   const Op op{};
   T sum = Op::template identity<T>();
   const std::size_t stride = std::size_t(blockDim.x) * gridDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) sum = op(sum, input[i]);
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (kLoadsInFlight - 1) * stride < n; i += kLoadsInFlight * stride) {
+    T loaded[kLoadsInFlight];
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) loaded[k] = input[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) sum = op(sum, loaded[k]);
+  }
+  for (; i < n; i += stride) sum = op(sum, input[i]);
   return sum;
 }
 

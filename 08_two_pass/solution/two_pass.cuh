@@ -26,6 +26,15 @@ enum class Handoff { Store, AtomicAdd };
 // thread 0 stores the block's partial in out[blockIdx.x]. The same kernel, launched again with a
 // single block over those partials, finishes the job: the order of every addition is fixed by the
 // code, so float results are the same, bit for bit, on every run.
+//
+// Loads in flight. A grid of G blocks is far fewer threads than chapter 07 launched, and a thread
+// whose loop issues one load and then waits for it has one load in flight. Little's law: the bytes
+// in flight must cover bandwidth x latency (about 3 TB/s x 0.6 us = 2 MB on an H100) for the
+// memory system to stay busy, and one 4-byte load per thread of a full GPU is about 1 MB. So each
+// iteration issues kLoadsInFlight independent loads before it adds any of them: the additions
+// keep the plain loop's order, so the result is the same, bit for bit, as one load at a time.
+constexpr int kLoadsInFlight = 4;
+
 template <Handoff kHandoff, typename T>
 __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // EXERCISE: sum a grid-stride share of the input per thread, reduce the block, hand on its partial.
@@ -35,6 +44,8 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // HINT: - Each thread starts at the identity and adds input[i] for i = blockIdx.x x blockDim.x +
   // HINT:   threadIdx.x, then i += gridDim.x x blockDim.x, while i < n. Keep i in 64 bits: with an
   // HINT:   unsigned i, n above 2^32 would make i wrap around and the loop never end.
+  // HINT: - Load kLoadsInFlight of those elements (i, i + G x B, ...) into registers before adding
+  // HINT:   any, while the last of them is below n; then the rest one at a time.
   // HINT: - Then the tree of chapter 06 over the block's slots.
   // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
   // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
@@ -47,7 +58,15 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
 
   T sum = reduction::Sum::identity<T>();
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t; i < n; i += grid_threads) sum = add(sum, input[i]);
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
+  for (; i + (kLoadsInFlight - 1) * grid_threads < n; i += kLoadsInFlight * grid_threads) {
+    T loaded[kLoadsInFlight];
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) loaded[k] = input[i + k * grid_threads];  // all issued first
+#pragma unroll
+    for (int k = 0; k < kLoadsInFlight; ++k) sum = add(sum, loaded[k]);  // then added, in the plain order
+  }
+  for (; i < n; i += grid_threads) sum = add(sum, input[i]);  // the last few, one at a time
   partial[t] = sum;
 
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {

@@ -22,10 +22,11 @@ using reduction::DeviceScratch;
 
 // With kBlock known to the compiler, every loop bound in the tree is a constant: the loops unroll
 // into a straight line of steps, the steps a smaller block never takes disappear (a 128-thread
-// block has no step for 512 active threads), the grid stride is a multiply by a constant, and the
-// shared array has a fixed size. What is left is the work itself: no loop counters, no tests of
-// blockDim.x. Any power of two from 1 to 1024 works: below 64 threads the guard t < offset keeps
-// every read inside the kBlock slots, and the warp barrier names only the lanes that exist.
+// block has no step for 512 active threads), and the shared array has a fixed size: no loop
+// counters and no tests of blockDim.x are left in the tree. The loads are chapter 08's
+// (thread_partial), so only the tree differs from warp_syncwarp's. Any power of two from 1 to 1024
+// works: below 64 threads the guard t < offset keeps every read inside the kBlock slots, and the
+// warp barrier names only the lanes that exist.
 __host__ __device__ constexpr unsigned lanes_of(int threads) {
   return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
 }
@@ -33,7 +34,7 @@ __host__ __device__ constexpr unsigned lanes_of(int threads) {
 template <int kBlock, typename T>
 __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::size_t n, T* block_results) {
   // EXERCISE: warp_syncwarp with kBlock in place of blockDim.x. Hints:
-  // HINT: - __shared__ T partial[kBlock]; the grid-stride loop may stride by kBlock * gridDim.x;
+  // HINT: - __shared__ T partial[kBlock]; each thread's sum is reduction::thread_partial<reduction::Sum>(input, n);
   // HINT: - the block steps: #pragma unroll over `active` from kBlock / 2 while active > 32;
   // HINT: - the warp steps in threads t < 32: offsets from (kBlock >= 64 ? 32 : kBlock / 2) down to 1,
   // HINT:   reading and writing only where t < offset (a block under 64 threads has only kBlock slots),
@@ -42,9 +43,7 @@ __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::s
   __shared__ T partial[kBlock];
   const reduction::Sum add{};
   const unsigned t = threadIdx.x;
-  T sum = reduction::Sum::identity<T>();
-  const std::size_t stride = std::size_t(kBlock) * gridDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * kBlock + t; i < n; i += stride) sum = add(sum, input[i]);
+  T sum = reduction::thread_partial<reduction::Sum>(input, n);
   partial[t] = sum;
   __syncthreads();
 #pragma unroll
