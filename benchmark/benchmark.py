@@ -12,11 +12,15 @@ CPU chapters explain rather than race, and chapter 10 has its own script (multi_
 runs with --json for --types (int and float): it checks every kernel against the CPU reference before
 timing it, times the median of --reps runs with CUDA events, and gives each kernel's share of a
 device-to-device copy (pct_of_copy); --n goes to the programs as written. Every variant a program
-lists must come back measured. It prints a Markdown table and writes results.md, results.csv and
-results.json. Speedups compare throughput (GB/s), so rows measured at different n (the
-single-block chapters) still compare fairly; "step" is over the previous row of the same type,
-"cumulative" over the first GPU row of that type. A row whose result is wrong is marked and the
-command fails.
+lists must come back measured. "vs cub" compares only rows of the same n.
+
+Then the main line (STEPS below): each chapter's idea against the kernel before it, both run on
+the same work, in the regime where that idea is the bottleneck it removes (rows of one block's
+size for 03 to 05, 2^28 elements for 06 to 08, 2^20 elements from L2 for the warp techniques of
+09). A step's speedup is the time before over the time after; results.json lists them as "steps".
+
+It prints Markdown tables and writes results.md, results.csv and results.json. A wrong result
+fails the command.
 """
 import argparse
 import csv
@@ -41,6 +45,60 @@ def run_program(program, args):
         return None, f"status {proc.returncode}: {proc.stderr.strip()}"
 
 
+# The main line through the chapters: each step names the kernel before and after one idea, and the
+# workload on which that idea is the bottleneck it removes (the lesson explains why). Both runs of a
+# step reduce exactly the same work: the same arguments, the same type. "best" stands for the
+# kernel the chapter's own sweep names best (07_coarsening). Speedup: time before over time after.
+ROWS = ["--n", "2048", "--rows", "2^16"]              # many rows of one block's size: softmax's shape
+ONE_BLOCK = ["--n", "2048"]                           # one array of one block's size
+LARGE = ["--n", "2^28"]                               # 1 GiB of int: every byte from DRAM
+TREE = ["--n", "2^20", "--hot-l2"]                    # 4 elements a thread, from L2: the tree weighs most
+STEPS = [
+    ("03_simple_kernel/simple", "04_convergent/convergent", ROWS, "2^16 rows of 2048"),
+    ("04_convergent/convergent", "05_shared_memory/shared_memory", ROWS, "2^16 rows of 2048"),
+    ("05_shared_memory/shared_memory", "06_hierarchical/hierarchical", ONE_BLOCK, "one array of 2048"),
+    ("06_hierarchical/hierarchical", "07_coarsening/best", LARGE, "one array of 2^28"),
+    ("07_coarsening/best", "08_two_pass/finish_kernel", LARGE, "one array of 2^28"),
+    ("08_two_pass/finish_kernel", "09_warp_unrolled/warp_syncwarp", TREE, "one array of 2^20, from L2"),
+    ("09_warp_unrolled/warp_syncwarp", "09_warp_unrolled/unrolled", TREE, "one array of 2^20, from L2"),
+    ("09_warp_unrolled/unrolled", "09_warp_unrolled/shuffle", TREE, "one array of 2^20, from L2"),
+    ("09_warp_unrolled/shuffle", "09_warp_unrolled/fastest", TREE, "one array of 2^20, from L2"),
+]
+
+
+def measure_steps(programs, dtype, reps, failures):
+    """Runs every step's two programs on the step's workload; returns the steps with their speedups."""
+    cache, steps = {}, []
+
+    def time_of(ref, workload):
+        chapter, kernel = ref.split("/")
+        key = (chapter, tuple(workload))
+        if key not in cache:
+            report, error = run_program(programs[chapter], workload + ["--type", dtype, "--reps", reps])
+            if report is None or error:
+                failures.append(f"step run {chapter} {' '.join(workload)} ({dtype}): {error}")
+            cache[key] = report
+        report = cache[key]
+        if report is None:
+            return None, kernel
+        if kernel == "best":
+            kernel = report.get("best", kernel)
+        run = next((r for r in report["runs"] if r["kernel"] == kernel), None)
+        if run is None or run["correct"] is False:
+            failures.append(f"step run {chapter}/{kernel} ({dtype}): " + ("no run" if run is None else "wrong result"))
+            return None, kernel
+        return run["time_ms"], kernel
+
+    for before, after, workload, what in STEPS:
+        t_before, k_before = time_of(before, workload)
+        t_after, k_after = time_of(after, workload)
+        steps.append({"type": dtype, "from": before.split("/")[0] + "/" + k_before,
+                      "to": after.split("/")[0] + "/" + k_after, "workload": what,
+                      "arguments": " ".join(workload), "from_ms": t_before, "to_ms": t_after,
+                      "speedup": t_before / t_after if t_before and t_after else None})
+    return steps
+
+
 def ceiling_of(report):
     for key in ("copy_ceiling_gbps", "ceiling_gbps"):
         if key in report:
@@ -55,6 +113,8 @@ def main():
     parser.add_argument("--types", default="int,float")
     parser.add_argument("--reps", default="20")
     parser.add_argument("--out", default="benchmark/results", help="folder for results.{md,csv,json}")
+    parser.add_argument("--step-reps", default="50", help="timed runs of each kernel of a main-line step")
+    parser.add_argument("--no-steps", action="store_true", help="only the table at n, not the main line")
     opts = parser.parse_args()
     reps = ["--reps", opts.reps, "--warmup", "3"]
 
@@ -110,6 +170,13 @@ def main():
             r["ratio_to_cub"] = cub["time_ms"] / r["time_ms"] if cub and cub["n"] == r["n"] else None
         rows += typed
 
+    # The main line, step by step, each on the workload where its idea matters.
+    programs = {entry["name"]: entry["program"] for entry in [baseline] + rest}
+    steps = []
+    if not opts.no_steps:
+        for dtype in opts.types.split(","):
+            steps += measure_steps(programs, dtype, opts.step_reps, failures)
+
     meta["date"] = datetime.date.today().isoformat()
     try:
         meta["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -149,6 +216,14 @@ def main():
                + "; copy ceiling "
                + ", ".join(f"{t}: {v:.0f} GB/s" for t, v in ceil.items()))
     table = "\n".join(md)
+    step_md = ["| type | step | workload | before | after | speedup |", "|---|---|---|---|---|---|"]
+    for st in steps:
+        step_md.append(f"| {st['type']} | {st['from']} → {st['to']} | {st['workload']} | "
+                       f"{fmt_time(st['from_ms']) if st['from_ms'] else '-'} | "
+                       f"{fmt_time(st['to_ms']) if st['to_ms'] else '-'} | {fmt(st['speedup'], '.2f')} |")
+    if steps:
+        table += "\n\nThe main line, each step on the workload where its idea matters (speedup: time before over " \
+                 "time after, the same work):\n\n" + "\n".join(step_md)
     print(caption + "\n\n" + table)
 
     os.makedirs(opts.out, exist_ok=True)
@@ -161,7 +236,7 @@ def main():
         w.writeheader()
         w.writerows(rows)
     with open(os.path.join(opts.out, "results.json"), "w") as f:
-        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        json.dump({"meta": meta, "rows": rows, "steps": steps}, f, indent=1)
     if failures:
         print("\nFAILED:\n  " + "\n  ".join(failures), file=sys.stderr)
         sys.exit(1)
