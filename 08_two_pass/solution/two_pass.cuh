@@ -28,11 +28,12 @@ enum class Handoff { Store, AtomicAdd };
 // code, so float results are the same, bit for bit, on every run.
 //
 // Loads in flight. A grid of G blocks is far fewer threads than chapter 07 launched, and a thread
-// whose loop issues one load and then waits for it has one load in flight. Little's law: the bytes
-// in flight must cover bandwidth x latency (about 3 TB/s x 0.6 us = 2 MB on an H100) for the
-// memory system to stay busy, and one 4-byte load per thread of a full GPU is about 1 MB. So each
-// iteration issues kLoadsInFlight independent loads before it adds any of them: the additions
-// keep the plain loop's order, so the result is the same, bit for bit, as one load at a time.
+// whose loop issues one load and then waits for it has one load in flight. Little's law: what is in
+// flight equals throughput times the time each load takes, so to stream at the memory's full
+// bandwidth the bytes in flight must cover bandwidth x latency. One 4-byte load for each thread of
+// a full grid does not (README.md measures it). So each iteration issues kLoadsInFlight independent
+// loads before it adds any of them: the additions keep the plain loop's order, so the result is
+// the same, bit for bit, as one load at a time.
 constexpr int kLoadsInFlight = 4;
 
 template <Handoff kHandoff, typename T>
