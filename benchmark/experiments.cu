@@ -13,6 +13,7 @@
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // knobs] (all three without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -289,6 +290,12 @@ void in_flight(std::size_t n, bool tiles_only) {
   coarse(std::integral_constant<int, 8>{});  // again at the end: the clock has not drifted
 }
 
+struct KnobsResult {
+  std::string name;
+  double us;
+  bool verified;
+};
+
 // One configuration of fastest's grid path: the compile-time knobs; block and waves vary at run time.
 template <bool kWide, int kLoads, bool kOnePass, bool kChunked>
 struct Knobs {
@@ -297,7 +304,7 @@ struct Knobs {
            (kChunked ? " chunk" : " stride") + " b" + std::to_string(block) + " w" + std::to_string(waves);
   }
   template <typename T>
-  static void time(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
+  static KnobsResult time(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
                    const Reference<T>& ref) {
     auto launch = [&](cudaStream_t s) {
       ch09::launch_fastest_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(input, n, result, block, waves, scratch, s);
@@ -306,9 +313,7 @@ struct Knobs {
     const std::size_t depth = ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves);
     T value{};
     CUDA_CHECK(cudaMemcpy(&value, result, sizeof(T), cudaMemcpyDeviceToHost));
-    std::printf("knobs    %-6s n=2^%-2zu %-28s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
-                ceil_log2(n), name(block, waves).c_str(), us, n * sizeof(T) / (us * 1e3),
-                matches(value, ref, tolerance(ref, depth)) ? "verified" : "WRONG");
+    return {name(block, waves), us, matches(value, ref, tolerance(ref, depth))};
   }
 };
 template <bool kOnePass, bool kChunked>
@@ -324,12 +329,32 @@ void knobs(std::size_t n) {
   const auto ref = reference_sum(data.data(), n);
   DeviceBuffer<T> input(data), result(1);
   DeviceScratch scratch;
+  std::vector<KnobsResult> results;
+  auto library = [&](const char* name, auto launch) {
+    const double us = median_us<T>([&](cudaStream_t s) { launch(input.data(), n, result.data(), 0, scratch, s); });
+    std::printf("knobs    %-6s n=2^%-2zu %-28s %8.1f us  %7.1f GB/s\n", type_name(data_type_of<T>()), ceil_log2(n), name,
+                us, n * sizeof(T) / (us * 1e3));
+  };
+  library("fastest (FastestChoice)", ch09::launch_fastest<Sum, T>);
+  library("cub", ch09::launch_cub<Sum, T>);
   std::apply(
       [&](auto... k) {
         for (int block : {128, 256, 512, 1024})
-          for (int waves : {1, 2, 4}) (decltype(k)::time(input.data(), n, result.data(), block, waves, scratch, ref), ...);
+          for (int waves : {1, 2, 4, 8, 16})
+            (results.push_back(decltype(k)::time(input.data(), n, result.data(), block, waves, scratch, ref)), ...);
       },
       AllKnobs{});
+  std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.us < b.us; });
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, results.size()); ++i)
+    std::printf("knobs    %-6s n=2^%-2zu %-28s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()), ceil_log2(n),
+                results[i].name.c_str(), results[i].us, n * sizeof(T) / (results[i].us * 1e3),
+                results[i].verified ? "verified" : "WRONG");
+  std::size_t wrong = 0;
+  for (const auto& r : results) wrong += !r.verified;
+  std::printf("knobs    %-6s n=2^%-2zu %zu configurations, %zu wrong\n", type_name(data_type_of<T>()), ceil_log2(n),
+              results.size(), wrong);
+  library("fastest (FastestChoice)", ch09::launch_fastest<Sum, T>);
+  library("cub", ch09::launch_cub<Sum, T>);
 }
 
 }  // namespace
@@ -337,7 +362,7 @@ void knobs(std::size_t n) {
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs|inflight]\n");
+    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs|inflight|tiles]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -365,7 +390,7 @@ int main(int argc, char** argv) {
     in_flight<float>(std::size_t(1) << 28, true);
   }
   if (only.empty() || only == "knobs")
-    for (std::size_t log_n : {20, 28}) {
+    for (std::size_t log_n : {20, 27, 28, 30}) {
       knobs<int>(std::size_t(1) << log_n);
       knobs<float>(std::size_t(1) << log_n);
     }
