@@ -4,7 +4,7 @@
     python3 benchmark/update_docs.py [benchmark/results]
 
 README.md: the block between <!-- benchmark:begin --> and <!-- benchmark:end --> becomes the
-caption (device, driver, CUDA, date), the table and the chart.
+caption (device, driver, CUDA, date), the table, the main line's steps and the chart.
 NN_name/README.md: the block between <!-- benchmark-rows:begin --> and <!-- benchmark-rows:end -->
 becomes that chapter's rows of the same run.
 """
@@ -30,9 +30,12 @@ def replace_block(path, begin, end, content):
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "benchmark", "results")
     md = open(os.path.join(results, "results.md")).read().strip()
-    caption, table = md.split("\n\n", 1)
+    caption, tables = md.split("\n\n", 1)
+    table, _, steps = tables.partition("\n\nThe main line")  # the main line's table follows the rows
     chart = os.path.relpath(os.path.join(results, "chart.png"), ROOT)
     body = f"Measured with `python3 benchmark/benchmark.py` on {caption}.\n\n{table}\n"
+    if steps:
+        body += "\nThe main line" + steps + "\n"
     if os.path.exists(os.path.join(ROOT, chart)):
         body += f"\n![GB/s of every kernel against the copy ceiling and cub]({chart})\n"
     replace_block(os.path.join(ROOT, "README.md"), "<!-- benchmark:begin -->", "<!-- benchmark:end -->", body)
