@@ -10,23 +10,13 @@
 #include <vector>
 
 #include "../02_reduction_tree/reduction_tree.hpp"
-#include "common/input.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
+#include "common/block_testing.hpp"
 #include "model.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
 
-namespace {
-template <typename Field>
-std::vector<Field> tree_steps_column(const sb::BlockCounts& c, Field sb::StepCounts::*field) {
-  std::vector<Field> column;
-  for (const auto& s : c.steps)
-    if (s.adds) column.push_back(s.*field);
-  return column;
-}
-}  // namespace
+using sb::testing::tree_steps_column;
 
 TEST_CASE("the block: n/2 threads rounded up to a power of two", "[chapter03]") {
   CHECK(sb::threads_for(1) == 1);
@@ -37,9 +27,9 @@ TEST_CASE("the block: n/2 threads rounded up to a power of two", "[chapter03]") 
   CHECK(sb::threads_for(1024) == 512);
   CHECK(sb::threads_for(1025) == 1024);
   CHECK(sb::threads_for(2048) == 1024);
-  CHECK(tree_steps_column(ch03::model(1024, 4), &sb::StepCounts::stride) ==
+  CHECK(tree_steps_column(ch03::Model::counts(1024, 4), &sb::StepCounts::stride) ==
         std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
-  CHECK(tree_steps_column(ch03::model(1, 4), &sb::StepCounts::stride) == std::vector<unsigned>{1});
+  CHECK(tree_steps_column(ch03::Model::counts(1, 4), &sb::StepCounts::stride) == std::vector<unsigned>{1});
 }
 
 TEST_CASE("rejected sizes: n = 0 and n > 2048, each naming the chapter that takes it", "[chapter03]") {
@@ -56,32 +46,24 @@ TEST_CASE("rejected sizes: n = 0 and n > 2048, each naming the chapter that take
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 3552 thread slots, not the text's 3040", "[chapter03]") {
-  const auto c = ch03::model(1024, sizeof(std::int32_t));
+  const auto c = ch03::Model::counts(1024, sizeof(std::int32_t));
   CHECK(c.threads == 512);
   // 16 warps. Strides 1 to 32 leave thread 32w of every warp w active (32w is a multiple of the
   // stride): six steps of 16 warps. Then 8, 4, 2, 1 warps.
   CHECK(tree_steps_column(c, &sb::StepCounts::active_threads) ==
         std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) ==
-        std::vector<std::size_t>{16, 16, 16, 16, 16, 16, 8, 4, 2, 1});
-  CHECK(c.ops == 1023);
-  CHECK(c.warp_steps == 111);
-  CHECK(c.thread_slots == 3552);
-  CHECK(c.efficiency == 1023.0 / 3552.0);
+  sb::testing::check_thread_use(c, {{16, 16, 16, 16, 16, 16, 8, 4, 2, 1}, 1023, 111, 3552});
   // The text counts five steps with every warp active, one fewer than the kernel has.
-  CHECK(ch03::text_closed_form(1024).thread_slots == std::optional<std::size_t>(3040));
+  CHECK(ch03::Model::text_closed_form(1024).thread_slots == std::optional<std::size_t>(3040));
 }
 
 TEST_CASE("the model at n = 256: 255 additions in 864 thread slots, not 736", "[chapter03]") {
-  const auto c = ch03::model(256, sizeof(std::int32_t));
+  const auto c = ch03::Model::counts(256, sizeof(std::int32_t));
   CHECK(c.threads == 128);
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) == std::vector<std::size_t>{4, 4, 4, 4, 4, 4, 2, 1});
-  CHECK(c.ops == 255);
-  CHECK(c.warp_steps == 27);
-  CHECK(c.thread_slots == 864);
-  CHECK(ch03::text_closed_form(256).thread_slots == std::optional<std::size_t>(736));
-  CHECK_FALSE(ch03::text_closed_form(1000).thread_slots);
-  CHECK_FALSE(ch03::text_closed_form(32).thread_slots);
+  sb::testing::check_thread_use(c, {{4, 4, 4, 4, 4, 4, 2, 1}, 255, 27, 864});
+  CHECK(ch03::Model::text_closed_form(256).thread_slots == std::optional<std::size_t>(736));
+  CHECK_FALSE(ch03::Model::text_closed_form(1000).thread_slots);
+  CHECK_FALSE(ch03::Model::text_closed_form(32).thread_slots);
 }
 
 TEST_CASE("a request's sectors: the aligned 32-byte blocks its threads' addresses fall into", "[chapter03]") {
@@ -137,7 +119,7 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
   // data[owner]); the store touches the sectors of the owner load, and in these steps the partner
   // load (owners shifted by `stride` elements) touches as many sectors as the owner load.
   SECTION("int: 4 bytes, 8 to a sector") {
-    const auto c = ch03::model(1024, 4);
+    const auto c = ch03::Model::counts(1024, 4);
     // stride 1: the 32 owners of warp w are 64w, 64w + 2, ..., 64w + 62: 256 bytes, 8 sectors.
     // stride 2: 16 owners 64w + 4k: bytes 256w + 16k, 2 to a sector: 8 sectors.
     // stride 4: 8 owners 64w + 8k: bytes 256w + 32k, one to a sector: 8 sectors.
@@ -164,7 +146,7 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
     CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == double(4 * (2047 + 1024)) / double(32 * 1535));
   }
   SECTION("double: 8 bytes, 4 to a sector") {
-    const auto c = ch03::model(1024, 8);
+    const auto c = ch03::Model::counts(1024, 8);
     // The owners of a warp span 512 bytes, 16 sectors. stride 1: owners 16 bytes apart, two to a
     // sector: 16. stride 2: 32 bytes apart: 16. stride 4: 64 bytes apart: 8. stride 8: 4; stride 16:
     // 2; stride 32 on: 1.
@@ -176,19 +158,7 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
 }
 
 TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no step races", "[chapter03]") {
-  for (std::size_t n = 1; n <= sb::kMaxElements; ++n) {
-    INFO("n = " << n);
-    const auto events = ch03::predict(std::vector<std::int32_t>(n));
-    std::size_t adds = 0;
-    for (const auto& e : events)
-      if (e.kind == sb::BlockEvent::kAdd) {
-        ++adds;
-        REQUIRE(e.partner < n);
-      }
-    REQUIRE(adds == n - 1);
-    REQUIRE_FALSE(sb::step_has_race(events));
-    REQUIRE(ch03::model(n, 4).ops == n - 1);
-  }
+  sb::testing::check_every_n_adds_inside_without_races<ch03::Model>();
 }
 
 TEST_CASE("a race within a step is seen: a read of what another thread writes, or two writers", "[chapter03]") {
@@ -208,47 +178,30 @@ TEST_CASE("a race within a step is seen: a read of what another thread writes, o
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums stay where their owners are", "[chapter03]") {
-  const auto tr = ch03::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  const auto tr = ch03::Model::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
   CHECK(tr.threads == 4);
-  REQUIRE(tr.steps.size() == 3);
-  CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1, 2, 3});
-  CHECK(tr.steps[0].values == std::vector<int>{4, 1, 7, 0, 5, 1, 9, 3});
-  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 2});
-  CHECK(tr.steps[1].values == std::vector<int>{11, 1, 7, 0, 14, 1, 9, 3});
-  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
-  CHECK(tr.steps[2].values == std::vector<int>{25, 1, 7, 0, 14, 1, 9, 3});
+  sb::testing::check_trace_steps<int>(tr, {{{0, 1, 2, 3}, {4, 1, 7, 0, 5, 1, 9, 3}},
+                                           {{0, 2}, {11, 1, 7, 0, 14, 1, 9, 3}},
+                                           {{0}, {25, 1, 7, 0, 14, 1, 9, 3}}});
   CHECK(tr.result == 25);
 }
 
 TEST_CASE("the trace of 1 2 3 4 5: the guard skips the partners past the end", "[chapter03]") {
-  const auto tr = ch03::trace(std::vector<int>{1, 2, 3, 4, 5});
+  const auto tr = ch03::Model::trace(std::vector<int>{1, 2, 3, 4, 5});
   CHECK(tr.threads == 4);  // n/2 = 2.5 threads, rounded up to a power of two
-  REQUIRE(tr.steps.size() == 3);
-  CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1});  // thread 2's partner would be element 5
-  CHECK(tr.steps[0].values == std::vector<int>{3, 2, 7, 4, 5});
-  CHECK(tr.steps[1].active == std::vector<unsigned>{0});
-  CHECK(tr.steps[1].values == std::vector<int>{10, 2, 7, 4, 5});
-  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
+  // In step 1, thread 2's partner would be element 5.
+  sb::testing::check_trace_steps<int>(tr, {{{0, 1}, {3, 2, 7, 4, 5}}, {{0}, {10, 2, 7, 4, 5}}, {{0}, {15, 2, 7, 4, 5}}});
   CHECK(tr.result == 15);
 }
 
 TEST_CASE("the trace of one element adds nothing", "[chapter03]") {
-  const auto tr = ch03::trace(std::vector<double>{2.5});
-  REQUIRE(tr.steps.size() == 1);
-  CHECK(tr.steps[0].active.empty());
-  CHECK(tr.result == 2.5);
-  CHECK(ch03::model(1, 8).ops == 0);
-  CHECK(ch03::model(1, 8).thread_slots == 0);
+  sb::testing::check_one_element_trace(ch03::Model::trace(std::vector<double>{2.5}), 2.5);
+  CHECK(ch03::Model::counts(1, 8).ops == 0);
+  CHECK(ch03::Model::counts(1, 8).thread_slots == 0);
 }
 
 TEST_CASE("the trace sums every small input exactly (int)", "[chapter03]") {
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  for (std::size_t n = 1; n <= sb::kMaxTraceElements; ++n) {
-    INFO("n = " << n);
-    const auto x = generate_input<std::int32_t>(n, seed);
-    CHECK(ch03::trace(x).result == reference_sum(x.data(), n).value);
-  }
+  sb::testing::check_small_traces_sum_exactly<ch03::Model>();
 }
 
 TEST_CASE("the simple kernel adds in chapter 02's tree order: the same floats, bit for bit", "[chapter03]") {
@@ -259,7 +212,7 @@ TEST_CASE("the simple kernel adds in chapter 02's tree order: the same floats, b
   for (std::size_t n : sb::sizes_to_test()) {
     INFO("n = " << n);
     const auto x = generate_input<float>(n, seed + n);
-    const float kernel_order = ch03::trace(x).result, tree_order = ch02::tree_reduce<Sum>(x);
+    const float kernel_order = ch03::Model::trace(x).result, tree_order = ch02::tree_reduce<Sum>(x);
     CHECK(std::memcmp(&kernel_order, &tree_order, sizeof(float)) == 0);
   }
 }

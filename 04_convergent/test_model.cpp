@@ -5,60 +5,43 @@
 #include <set>
 #include <vector>
 
-#include "common/input.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
+#include "common/block_testing.hpp"
 #include "model.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
 
-namespace {
-template <typename Field>
-std::vector<Field> tree_steps_column(const sb::BlockCounts& c, Field sb::StepCounts::*field) {
-  std::vector<Field> column;
-  for (const auto& s : c.steps)
-    if (s.adds) column.push_back(s.*field);
-  return column;
-}
-}  // namespace
+using sb::testing::tree_steps_column;
 
 TEST_CASE("the strides halve from the block size", "[chapter04]") {
-  CHECK(tree_steps_column(ch04::model(1024, 4), &sb::StepCounts::stride) ==
+  CHECK(tree_steps_column(ch04::Model::counts(1024, 4), &sb::StepCounts::stride) ==
         std::vector<unsigned>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
-  CHECK(tree_steps_column(ch04::model(1, 4), &sb::StepCounts::stride) == std::vector<unsigned>{1});
+  CHECK(tree_steps_column(ch04::Model::counts(1, 4), &sb::StepCounts::stride) == std::vector<unsigned>{1});
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 1152 thread slots", "[chapter04]") {
-  const auto c = ch04::model(1024, sizeof(std::int32_t));
+  const auto c = ch04::Model::counts(1024, sizeof(std::int32_t));
   CHECK(c.threads == 512);
   CHECK(tree_steps_column(c, &sb::StepCounts::active_threads) ==
         std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
   // Whole warps drop out while the active threads fill them; the last warp then stays for five steps.
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) == std::vector<std::size_t>{16, 8, 4, 2, 1, 1, 1, 1, 1, 1});
-  CHECK(c.ops == 1023);
-  CHECK(c.warp_steps == 36);
-  CHECK(c.thread_slots == 1152);
-  CHECK(c.efficiency == 1023.0 / 1152.0);
-  CHECK(ch04::text_closed_form(1024).thread_slots == std::optional<std::size_t>(1152));
+  sb::testing::check_thread_use(c, {{16, 8, 4, 2, 1, 1, 1, 1, 1, 1}, 1023, 36, 1152});
+  CHECK(ch04::Model::text_closed_form(1024).thread_slots == std::optional<std::size_t>(1152));
 }
 
 TEST_CASE("the model at n = 256: 255 additions in 384 thread slots", "[chapter04]") {
-  const auto c = ch04::model(256, sizeof(std::int32_t));
+  const auto c = ch04::Model::counts(256, sizeof(std::int32_t));
   CHECK(c.threads == 128);
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_warps) == std::vector<std::size_t>{4, 2, 1, 1, 1, 1, 1, 1});
-  CHECK(c.ops == 255);
-  CHECK(c.warp_steps == 12);
-  CHECK(c.thread_slots == 384);
-  CHECK(ch04::text_closed_form(256).thread_slots == std::optional<std::size_t>(384));
-  CHECK_FALSE(ch04::text_closed_form(1000).thread_slots);
+  sb::testing::check_thread_use(c, {{4, 2, 1, 1, 1, 1, 1, 1}, 255, 12, 384});
+  CHECK(ch04::Model::text_closed_form(256).thread_slots == std::optional<std::size_t>(384));
+  CHECK_FALSE(ch04::Model::text_closed_form(1000).thread_slots);
 }
 
 TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used while warps are full", "[chapter04]") {
   // Thread t owns element t. At stride s the active threads are 0 to s - 1; every active warp makes
   // three requests a step (load data[owner], load data[partner] = data[owner + s], store data[owner]).
   SECTION("int at n = 1024: 32 adjacent 4-byte elements are 128 bytes, four sectors") {
-    const auto c = ch04::model(1024, 4);
+    const auto c = ch04::Model::counts(1024, 4);
     // Strides 512 to 32: a full warp, owners 32w to 32w + 31, four sectors, and partners likewise
     // (s is a multiple of 32). Stride 16: owners 0-15, 64 bytes, two sectors (partners 16-31, two).
     // Stride 8: owners 0-7, 32 bytes, one sector. Strides 4, 2, 1: 16, 8, 4 bytes, one sector.
@@ -80,7 +63,7 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
     CHECK(used == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
   }
   SECTION("double at n = 1024: 32 adjacent 8-byte elements are 256 bytes, eight sectors, one request") {
-    const auto c = ch04::model(1024, 8);
+    const auto c = ch04::Model::counts(1024, 8);
     // Strides 512 to 32: 256 bytes, 8 sectors. Stride 16: 128 bytes, 4; 8: 64 bytes, 2; 4, 2, 1: 1.
     CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
           std::vector<std::size_t>{8, 8, 8, 8, 8, 4, 2, 1, 1, 1});
@@ -88,7 +71,7 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
     CHECK(c.sectors == 24 * (16 + 8 + 4 + 2 + 1) + 12 + 6 + 3 * 3 + 2);
   }
   SECTION("n = 1000: the guard leaves warp 15 with 8 active threads in the first step") {
-    const auto c = ch04::model(1000, 4);
+    const auto c = ch04::Model::counts(1000, 4);
     REQUIRE(c.steps.front().stride == 512);
     CHECK(c.steps.front().active_threads == 488);  // t + 512 < 1000
     CHECK(c.steps.front().active_warps == 16);
@@ -102,61 +85,31 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
 }
 
 TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no step races", "[chapter04]") {
-  for (std::size_t n = 1; n <= sb::kMaxElements; ++n) {
-    INFO("n = " << n);
-    const auto events = ch04::predict(std::vector<std::int32_t>(n));
-    std::size_t adds = 0;
-    for (const auto& e : events)
-      if (e.kind == sb::BlockEvent::kAdd) {
-        ++adds;
-        REQUIRE(e.partner < n);
-      }
-    REQUIRE(adds == n - 1);
-    REQUIRE_FALSE(sb::step_has_race(events));
-    REQUIRE(ch04::model(n, 4).ops == n - 1);
-  }
+  sb::testing::check_every_n_adds_inside_without_races<ch04::Model>();
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums gather at the front", "[chapter04]") {
-  const auto tr = ch04::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  const auto tr = ch04::Model::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
   CHECK(tr.threads == 4);
-  REQUIRE(tr.steps.size() == 3);
-  CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1, 2, 3});
-  CHECK(tr.steps[0].values == std::vector<int>{7, 2, 13, 3, 4, 1, 6, 3});
-  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 1});
-  CHECK(tr.steps[1].values == std::vector<int>{20, 5, 13, 3, 4, 1, 6, 3});
-  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
-  CHECK(tr.steps[2].values == std::vector<int>{25, 5, 13, 3, 4, 1, 6, 3});
+  sb::testing::check_trace_steps<int>(tr, {{{0, 1, 2, 3}, {7, 2, 13, 3, 4, 1, 6, 3}},
+                                           {{0, 1}, {20, 5, 13, 3, 4, 1, 6, 3}},
+                                           {{0}, {25, 5, 13, 3, 4, 1, 6, 3}}});
   CHECK(tr.result == 25);
 }
 
 TEST_CASE("the trace of 1 2 3 4 5: the guard skips the partners past the end", "[chapter04]") {
-  const auto tr = ch04::trace(std::vector<int>{1, 2, 3, 4, 5});
+  const auto tr = ch04::Model::trace(std::vector<int>{1, 2, 3, 4, 5});
   CHECK(tr.threads == 4);
-  REQUIRE(tr.steps.size() == 3);
-  CHECK(tr.steps[0].active == std::vector<unsigned>{0});  // thread 1's partner would be element 5
-  CHECK(tr.steps[0].values == std::vector<int>{6, 2, 3, 4, 5});
-  CHECK(tr.steps[1].active == std::vector<unsigned>{0, 1});
-  CHECK(tr.steps[1].values == std::vector<int>{9, 6, 3, 4, 5});
-  CHECK(tr.steps[2].active == std::vector<unsigned>{0});
-  CHECK(tr.steps[2].values == std::vector<int>{15, 6, 3, 4, 5});
+  // In step 1, thread 1's partner would be element 5.
+  sb::testing::check_trace_steps<int>(tr, {{{0}, {6, 2, 3, 4, 5}}, {{0, 1}, {9, 6, 3, 4, 5}}, {{0}, {15, 6, 3, 4, 5}}});
   CHECK(tr.result == 15);
 }
 
 TEST_CASE("the trace of one element adds nothing", "[chapter04]") {
-  const auto tr = ch04::trace(std::vector<float>{2.5f});
-  REQUIRE(tr.steps.size() == 1);
-  CHECK(tr.steps[0].active.empty());
-  CHECK(tr.result == 2.5f);
-  CHECK(ch04::model(1, 4).thread_slots == 0);
+  sb::testing::check_one_element_trace(ch04::Model::trace(std::vector<float>{2.5f}), 2.5f);
+  CHECK(ch04::Model::counts(1, 4).thread_slots == 0);
 }
 
 TEST_CASE("the trace sums every small input exactly (int)", "[chapter04]") {
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  for (std::size_t n = 1; n <= sb::kMaxTraceElements; ++n) {
-    INFO("n = " << n);
-    const auto x = generate_input<std::int32_t>(n, seed);
-    CHECK(ch04::trace(x).result == reference_sum(x.data(), n).value);
-  }
+  sb::testing::check_small_traces_sum_exactly<ch04::Model>();
 }

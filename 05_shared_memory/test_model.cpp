@@ -6,9 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/input.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
+#include "common/block_testing.hpp"
 #include "model.hpp"
 
 using namespace reduction;
@@ -20,17 +18,17 @@ TEST_CASE("the steps: the first on the way in, the others in shared memory", "[c
     for (const auto& s : c.steps) names.push_back(s.name);
     return names;
   };
-  CHECK(step_names(ch05::model(1024, 4)) == std::vector<std::string>{"load, stride 512", "stride 256", "stride 128",
+  CHECK(step_names(ch05::Model::counts(1024, 4)) == std::vector<std::string>{"load, stride 512", "stride 256", "stride 128",
                                                                      "stride 64", "stride 32", "stride 16", "stride 8",
                                                                      "stride 4", "stride 2", "stride 1", "result"});
-  CHECK(step_names(ch05::model(2, 4)) == std::vector<std::string>{"load, stride 1", "result"});
+  CHECK(step_names(ch05::Model::counts(2, 4)) == std::vector<std::string>{"load, stride 1", "result"});
 }
 
 TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]") {
   // 512 threads, 16 warps. Two load requests per warp (data[t] and data[t + 512]: 32 adjacent
   // elements each) and one store request, thread 0's store of the result: 16 + 16 + 1 = 33.
   SECTION("int: 32 adjacent ints, 128 bytes, four sectors per load") {
-    const auto c = ch05::model(1024, 4);
+    const auto c = ch05::Model::counts(1024, 4);
     CHECK(c.reads == 1024);
     CHECK(c.writes == 1);
     CHECK(c.requests == 16 + 16 + 1);
@@ -47,12 +45,12 @@ TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]"
     }
   }
   SECTION("double: 32 adjacent doubles, 256 bytes, eight sectors per load, still one request") {
-    const auto c = ch05::model(1024, 8);
+    const auto c = ch05::Model::counts(1024, 8);
     CHECK(c.requests == 16 + 16 + 1);
     CHECK(c.sectors == 8 * (16 + 16) + 1);
   }
   SECTION("n = 1000: the guard skips the 24 partners past the end") {
-    const auto c = ch05::model(1000, 4);
+    const auto c = ch05::Model::counts(1000, 4);
     CHECK(c.reads == 1000);
     CHECK(c.steps.front().active_threads == 488);
     CHECK(c.requests == 16 + 16 + 1);  // warp 15 still loads 8 partners
@@ -66,11 +64,11 @@ TEST_CASE("for every n: each element read once, n - 1 additions, no step races",
     INFO("n = " << n);
     const unsigned threads = sb::threads_for(n);
     REQUIRE(threads <= n);  // every thread has a first element to load
-    const auto c = ch05::model(n, 4);
+    const auto c = ch05::Model::counts(n, 4);
     REQUIRE(c.reads == n);
     REQUIRE(c.writes == 1);
     REQUIRE(c.ops == n - 1);
-    const auto events = ch05::predict(std::vector<std::int32_t>(n));
+    const auto events = ch05::Model::predict(std::vector<std::int32_t>(n));
     for (const auto& e : events)
       if (e.kind == sb::BlockEvent::kAdd) REQUIRE(e.partner < (e.source_shared ? threads : n));
     REQUIRE_FALSE(sb::step_has_race(events));
@@ -78,7 +76,7 @@ TEST_CASE("for every n: each element read once, n - 1 additions, no step races",
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: two elements per thread on the way in", "[chapter05]") {
-  const auto tr = ch05::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+  const auto tr = ch05::Model::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
   CHECK(tr.threads == 4);
   REQUIRE(tr.steps.size() == 3);
   CHECK(tr.steps[0].active == std::vector<unsigned>{0, 1, 2, 3});
@@ -92,7 +90,7 @@ TEST_CASE("the trace of 3 1 7 0 4 1 6 3: two elements per thread on the way in",
 }
 
 TEST_CASE("the trace of 1 2 3 4 5: threads without a partner load one element", "[chapter05]") {
-  const auto tr = ch05::trace(std::vector<int>{1, 2, 3, 4, 5});
+  const auto tr = ch05::Model::trace(std::vector<int>{1, 2, 3, 4, 5});
   CHECK(tr.threads == 4);
   REQUIRE(tr.steps.size() == 3);
   CHECK(tr.steps[0].active == std::vector<unsigned>{0});
@@ -104,21 +102,12 @@ TEST_CASE("the trace of 1 2 3 4 5: threads without a partner load one element", 
 }
 
 TEST_CASE("the trace of one element: one load, no addition", "[chapter05]") {
-  const auto tr = ch05::trace(std::vector<double>{2.5});
-  REQUIRE(tr.steps.size() == 1);
-  CHECK(tr.steps[0].active.empty());
-  CHECK(tr.result == 2.5);
-  const auto c = ch05::model(1, 8);
+  sb::testing::check_one_element_trace(ch05::Model::trace(std::vector<double>{2.5}), 2.5);
+  const auto c = ch05::Model::counts(1, 8);
   CHECK(c.reads == 1);
   CHECK(c.writes == 1);
 }
 
 TEST_CASE("the trace sums every small input exactly (int)", "[chapter05]") {
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  for (std::size_t n = 1; n <= sb::kMaxTraceElements; ++n) {
-    INFO("n = " << n);
-    const auto x = generate_input<std::int32_t>(n, seed);
-    CHECK(ch05::trace(x).result == reference_sum(x.data(), n).value);
-  }
+  sb::testing::check_small_traces_sum_exactly<ch05::Model>();
 }

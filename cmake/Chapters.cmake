@@ -124,6 +124,33 @@ function(add_reduction_chapter)
   endif()
 endfunction()
 
+# add_single_block_chapter(<gpu tests> <array>): a chapter of one block (03 to 05): its program,
+# its tests (test_model.cpp on the CPU, <gpu tests> on the GPU) and the runs they all share. <array>
+# is where the kernel's result is taken from ("data", "partial"), as the trace prints it.
+function(add_single_block_chapter gpu_tests result_array)
+  get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  _reduction_label(${chapter} label)
+  add_reduction_chapter(
+    PROGRAM main.cu
+    GPU
+    CPU_TESTS test_model.cpp
+    GPU_TESTS ${gpu_tests}
+    SMOKE_ARGS --n 1000
+    # The sizes one block cannot take, a trace too large to draw, and rows it cannot take.
+    USAGE_ERRORS "n_zero: --n 0" "n_2049: --n 2049" "trace_too_large: --n 65 --trace" "rows_zero: --rows 0"
+                 "rows_not_a_number: --rows 3x" "rows_traced: --n 8 --rows 3 --trace" "rows_past_a_grid: --rows 2^31"
+    # Sizes that are and are not powers of two, the smallest and the largest; and rows.
+    SANITIZE "clean: --n 1 --type int" "clean: --n 13 --type double" "clean: --n 1000 --type int"
+             "clean: --n 2048 --type double" "clean: --n 13 --rows 3 --type float")
+  # Many rows, every one checked.
+  reduction_add_program_test(${chapter}.rows ${chapter} "--n|1000|--rows|300|--json|--reps|3|--warmup|1" 0 JSON
+                             LABELS "${label};gpu")
+  # The trace is part of the analysis: it needs no GPU.
+  reduction_add_program_test(${chapter}.trace_without_gpu ${chapter} "--n|13|--trace" 77 HIDE_GPU LABELS "${label};cpu")
+  set_tests_properties(${chapter}.trace_without_gpu PROPERTIES
+    PASS_REGULAR_EXPRESSION "exit status 77.*step 1, .*result: ${result_array}\\[0\\] = ")
+endfunction()
+
 # The tour: every chapter's program with its defaults, in the order of REDUCTION_CHAPTERS.
 # The list of programs goes to RunTour.cmake in a file, not on a command line: a build tool runs
 # a custom command through a shell, and no separator survives every shell and generator.

@@ -295,9 +295,9 @@ inline Json memory_json(const BlockCounts& c) {
   return j;
 }
 
-inline Json launch_json(unsigned threads) {
+inline Json launch_json(unsigned threads, std::size_t rows = 1) {
   Json j = Json::object();
-  j.set("blocks", 1);
+  j.set("blocks", rows);  // one per row
   j.set("threads", threads);
   j.set("warps", warps_for(threads));
   return j;
@@ -310,8 +310,16 @@ inline std::size_t tree_steps(const BlockCounts& c) {
   return steps;
 }
 
-// What the time of these kernels means.
-inline void print_timing_note(std::ostream& out, int reps, std::size_t steps) {
+// What the time of these kernels means: for one row, the latency of a launch and a chain of
+// steps; for many rows, how fast the whole GPU gets through them, which memory traffic can limit.
+inline void print_timing_note(std::ostream& out, int reps, std::size_t steps, std::size_t rows = 1) {
+  if (rows > 1) {
+    out << "Time: the median of " << reps << " launches of " << rows << " blocks, one per row, each timed with CUDA\n"
+        << "events. Every SM now holds several blocks at once, and while one waits at a barrier or on memory\n"
+        << "the others work: GB/s counts every row's input bytes once, and shows how the kernel's memory\n"
+        << "accesses and idle threads cost it against the GPU's bandwidth.\n";
+    return;
+  }
   out << "Time: the median of " << reps << " launches, each timed with CUDA events. One block runs on a single\n"
       << "SM and works through " << steps << (steps == 1 ? " step" : " dependent steps, with a barrier between them")
       << ": the time is launch\n"

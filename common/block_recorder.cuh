@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "block_events.hpp"
@@ -106,6 +107,12 @@ struct Recording {
 // Enough for any n these kernels take: a step marker per step, at most one addition or copy per
 // thread and step, and the result.
 constexpr unsigned kMaxEvents = 4 * kMaxElements;
+
+// A kernel whose input is `const T*` leaves it unchanged; one that takes `T*` reduces in place.
+template <typename T, typename Data>
+bool writes_its_input(void (*)(Data*, std::size_t, T*, BlockRecorder)) {
+  return !std::is_const_v<Data>;
+}
 
 // Runs `kernel`, a chapter's kernel instantiated with BlockRecorder, on `input` in the block its
 // launcher uses for that n, and returns what it recorded.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ostream>
@@ -232,5 +233,37 @@ Json trace_json(const Trace<T>& trace) {
   j.set("result", json_value(trace.result));
   return j;
 }
+
+// A chapter's model (its model.hpp) derives from this and supplies
+//   template <typename T> static std::vector<BlockEvent> predict(const std::vector<T>& input);
+//   static std::string layout(unsigned threads);  // who owns what, in one line
+// and, for the analysis below, activity_predicate() and text_closed_form(n), or an analyze() of
+// its own. The counts and the trace the program prints (and the tests check) follow from the
+// prediction in the same way for every chapter, so they are written once, here.
+template <typename Model>
+struct PredictedKernel {
+  // The program's analysis, where the lesson is how the threads are spent (03, 04): the step table
+  // against the text's closed form, then the memory counts. A model whose lesson lies elsewhere
+  // (05) declares an analyze() of its own, which hides this one.
+  static void analyze(std::ostream& text, Json& fields, const BlockCounts& counts, const char* type) {
+    const ClosedForm text_form = Model::text_closed_form(counts.n);
+    text << "\n";
+    print_execution_model(text, counts, Model::activity_predicate(), text_form, type);
+    text << "\n";
+    print_memory(text, counts, type);
+    fields.set("efficiency", efficiency_json(counts));
+    fields.set("text_closed_form", closed_form_json(text_form));
+  }
+  // The execution-resource and memory counts for n elements of element_bytes (the values do not matter).
+  static BlockCounts counts(std::size_t n, std::size_t element_bytes) {
+    return count(Model::predict(std::vector<std::int32_t>(n)), n, threads_for(n), element_bytes);
+  }
+  // The trace the model predicts on `input`, labelled as a prediction.
+  template <typename T>
+  static Trace<T> trace(const std::vector<T>& input) {
+    const unsigned threads = threads_for(input.size());
+    return trace_from(Model::predict(input), input, threads, Model::layout(threads), false);
+  }
+};
 
 }  // namespace reduction::single_block

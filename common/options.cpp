@@ -15,6 +15,12 @@
 
 namespace reduction {
 
+std::optional<std::uint64_t> host_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::nullopt;
+  return std::uint64_t(pages) * std::uint64_t(page_size);
+}
+
 std::optional<std::size_t> parse_count(const std::string& text) {
   auto digits = [](const std::string& s) {
     return !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
@@ -67,13 +73,6 @@ std::optional<int> parse_int(const std::string& text, int min, int max) {
   const long long value = negative ? -static_cast<long long>(*magnitude) : static_cast<long long>(*magnitude);
   if (value < min || value > max) return std::nullopt;
   return static_cast<int>(value);
-}
-
-// Physical memory of this machine in bytes, or nothing where the system does not say.
-std::optional<std::uint64_t> host_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return std::nullopt;
-  return std::uint64_t(pages) * std::uint64_t(page_size);
 }
 
 // --list: one line per variant, or one JSON object.

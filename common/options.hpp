@@ -66,6 +66,9 @@ struct Options {
   bool hot_l2 = false;  // time small inputs from L2 (common/multi_block.cuh: RotatingInput)
 };
 
+// Physical memory of this machine in bytes, or nothing where the system does not say.
+std::optional<std::uint64_t> host_memory_bytes();
+
 // Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
 std::optional<std::size_t> parse_count(const std::string& text);
 

@@ -4,6 +4,11 @@
 // One block, because the tree needs a barrier between its steps and __syncthreads() only waits
 // for the threads of one block. At most 1024 threads in a block, and every thread starts with two
 // elements, so at most 2048 elements. Chapter 06 lifts that limit with many blocks.
+//
+// Rows: the same kernels also reduce a batch of independent arrays ("rows") of n elements each,
+// stored one after another, one block per row: block b reduces row b into result[b]. That is the
+// shape of softmax and layer normalisation, and it gives these kernels work large enough to time
+// against memory, where their ideas show (one array of 2048 elements is over in the time of a launch).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +26,7 @@ constexpr unsigned kWarpSize = 32;
 constexpr unsigned kMaxThreads = 1024;                              // the most threads a block may have
 constexpr std::size_t kMaxElements = 2 * std::size_t(kMaxThreads);  // two elements for each of them
 constexpr std::size_t kMaxTraceElements = 64;                       // what --trace can draw legibly
+constexpr std::size_t kMaxRows = 2147483647;                         // a grid's most blocks in x, 2^31 - 1
 
 // The block for n elements (1 <= n <= 2048): enough threads for each to own two elements, rounded
 // up to a power of two so that halving the active threads always ends at exactly one. When n is not
@@ -55,10 +61,20 @@ inline std::optional<std::string> check_input(std::size_t n, bool trace) {
   return std::nullopt;
 }
 
+// Why `rows` rows cannot be launched, one block each; nothing if they can.
+inline std::optional<std::string> rows_error(std::size_t rows) {
+  if (rows == 0) return std::string("--rows must be at least 1");
+  if (rows > kMaxRows)
+    return "--rows " + std::to_string(rows) + " is too many: one block per row, and a grid has at most " +
+           std::to_string(kMaxRows) + " blocks";
+  return std::nullopt;
+}
+
 // The launchers' guard: a size out of reach would launch too many threads, or read element 0 of
-// an empty array.
-inline void require_valid_size(std::size_t n) {
+// an empty array; no rows, or more than a grid holds, would fail the launch.
+inline void require_valid_size(std::size_t n, std::size_t rows = 1) {
   if (auto why = size_error(n)) throw InputError(*why);
+  if (auto why = rows_error(rows)) throw InputError(*why);
 }
 
 // The most rounded additions an element meets on its way to the result: one per step of the

@@ -1,5 +1,5 @@
 // What the GPU tests of the single-block chapters (03 to 05) share. Each chapter's test file names
-// its kernel and its model; the checks are the same for all three.
+// its kernel's registry entry and its model (check_kernel); the checks are the same for all three.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,8 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "block_model.hpp"
@@ -40,7 +42,7 @@ void check_every_size(const Variant<SingleBlockLaunch<T>>& kernel, TraceFn trace
     const auto ref = reference_sum(x.data(), n);
     DeviceBuffer<T> data(x);
     result.poison();
-    kernel.launch(data.data(), n, result.data(), 0);
+    kernel.launch(data.data(), 1, n, result.data(), 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     const T r = result.download_one();
     CHECK_MATCHES(r, ref, tolerance(ref, kernel.depth(n, 0)));
@@ -136,16 +138,82 @@ inline void check_int_wraparound(SingleBlockLaunch<std::int32_t> launch) {
   REQUIRE(ref.wrapped);
   DeviceBuffer<std::int32_t> data(x), result(1);
   result.poison();
-  launch(data.data(), n, result.data(), 0);
+  launch(data.data(), 1, n, result.data(), 0);
   CHECK(result.download_one() == ref.value);
 }
 
-// n = 0 and n > 2048 are refused before anything is launched.
+// n = 0 and n > 2048, no rows, and more rows than a grid has blocks are refused before anything
+// is launched.
 inline void check_refused_sizes(SingleBlockLaunch<float> launch) {
   DeviceBuffer<float> data(kMaxElements + 1), result(1);
-  CHECK_THROWS_AS(launch(data.data(), 0, result.data(), 0), InputError);
-  CHECK_THROWS_AS(launch(data.data(), kMaxElements + 1, result.data(), 0), InputError);
+  CHECK_THROWS_AS(launch(data.data(), 1, 0, result.data(), 0), InputError);
+  CHECK_THROWS_AS(launch(data.data(), 1, kMaxElements + 1, result.data(), 0), InputError);
+  CHECK_THROWS_AS(launch(data.data(), 0, 1, result.data(), 0), InputError);
+  CHECK_THROWS_AS(launch(data.data(), kMaxRows + 1, 1, result.data(), 0), InputError);
   CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// Rows: R arrays of n elements one after another, one block each. Every row's result against its
+// own reference, and against the same kernel run on that row alone, bit for bit: a row's result
+// does not depend on how many rows share the launch. What the launch leaves in the array is what
+// the single launches leave in their rows (in place), or the input as it was (otherwise).
+template <typename T>
+void check_rows(const Variant<SingleBlockLaunch<T>>& kernel, bool in_place) {
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes = {  // {n, rows}
+      {1, 1}, {1, 3}, {13, 3}, {13, 1000}, {64, 1}, {1000, 3}, {2047, 1000}, {2048, 3}, {2048, 1000}};
+  for (const auto& [n, rows] : shapes) {
+    INFO("n = " << n << ", rows = " << rows);
+    const auto x = generate_input<T>(rows * n, seed + rows * n);
+    DeviceBuffer<T> data(x), results(rows);
+    results.poison();
+    kernel.launch(data.data(), rows, n, results.data(), 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<T> batch = results.download(), left_in_batch = data.download();
+    DeviceBuffer<T> one_row(n), one_result(1);
+    std::vector<T> left_by_single_launches;
+    bool same_results = true;
+    for (std::size_t row = 0; row < rows; ++row) {
+      const std::vector<T> row_data(x.begin() + row * n, x.begin() + (row + 1) * n);
+      const auto ref = reference_sum(row_data.data(), n);
+      CHECK_MATCHES(batch[row], ref, tolerance(ref, kernel.depth(n, 0)));
+      one_row.upload(row_data);
+      one_result.poison();
+      kernel.launch(one_row.data(), 1, n, one_result.data(), 0);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const T alone = one_result.download_one();
+      same_results = same_results && std::memcmp(&alone, &batch[row], sizeof(T)) == 0;
+      const std::vector<T> left = one_row.download();
+      left_by_single_launches.insert(left_by_single_launches.end(), left.begin(), left.end());
+    }
+    CHECK(same_results);
+    CHECK(same_bits(left_in_batch, in_place ? left_by_single_launches : x));
+  }
+}
+
+// Every check above, for one chapter's kernel (its registry entry, common/single_block_program.cuh)
+// and its model, in element type T.
+template <typename Kernel, typename Model, typename T>
+void check_kernel() {
+  const auto kernel = Kernel::template variant<T>();
+  const auto recorded = Kernel::template recorded<T>();
+  const bool in_place = writes_its_input(recorded);
+  SECTION("every size from 1 to 2048 that matters") {
+    check_every_size(kernel, [](const auto& x) { return Model::trace(x); }, in_place);
+  }
+  SECTION("the model predicts what the kernel records, for every n") {
+    check_model_against_recording(recorded, [](const auto& x) { return Model::trace(x); }, &Model::counts);
+  }
+  SECTION("rows: every row against its reference, and bit for bit against the row alone") {
+    check_rows(kernel, in_place);
+  }
+  if constexpr (std::is_same_v<T, std::int32_t>) {
+    SECTION("int sums wrap around like the reference") { check_int_wraparound(kernel.launch); }
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    SECTION("sizes out of reach are refused before launching") { check_refused_sizes(kernel.launch); }
+  }
 }
 
 }  // namespace reduction::single_block::testing

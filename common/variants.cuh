@@ -10,10 +10,11 @@
 
 namespace reduction {
 
-// Single-block chapters (03 to 05): reduce the n elements of `data` (device memory, n at most
-// twice the block limit) into result[0]. Chapters 03 and 04 reduce in place and so overwrite
-// `data`; chapter 05 leaves it unchanged.
-template <typename T> using SingleBlockLaunch = void (*)(T* data, std::size_t n, T* result, cudaStream_t stream);
+// Single-block chapters (03 to 05): reduce each of `rows` rows of n elements, stored one after
+// another in `data` (device memory, n at most twice the block limit), into result[row], one block
+// per row. Chapters 03 and 04 reduce in place and so overwrite `data`; chapter 05 leaves it unchanged.
+template <typename T>
+using SingleBlockLaunch = void (*)(T* data, std::size_t rows, std::size_t n, T* result, cudaStream_t stream);
 
 // Multi-block chapters (06 to 09): reduce the n elements of `input` into result[0] with blocks of
 // `block` threads, taking any temporary memory from `scratch`. The input is left unchanged.

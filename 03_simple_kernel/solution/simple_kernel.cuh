@@ -27,6 +27,9 @@ namespace ch03 {
 // the timed kernel it is a NoRecorder, and its calls compile to nothing.
 template <typename T, typename Recorder = reduction::NoRecorder>
 __global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+  // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
+  data += blockIdx.x * n;
+  result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element 2t.
   // HINT: - The strides double: 1, 2, 4, ..., up to blockDim.x included.
   // HINT: - In the step of `stride`, thread t adds data[2t + stride] to data[2t] if t is a multiple of
@@ -61,18 +64,30 @@ __global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = 
   // END EXERCISE
 }
 
-// Reduces data[0, n) into *result, for 1 <= n <= 2048. The partial sums overwrite data.
+// Reduces each of `rows` rows of n elements, stored one after another in data, into result[row],
+// for 1 <= n <= 2048: one block per row. The partial sums overwrite data.
 template <typename T>
-void launch(T* data, std::size_t n, T* result, cudaStream_t stream) {
-  reduction::single_block::require_valid_size(n);
-  simple_kernel<<<1, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
+void launch(T* data, std::size_t rows, std::size_t n, T* result, cudaStream_t stream) {
+  reduction::single_block::require_valid_size(n, rows);
+  const dim3 one_block_per_row(static_cast<unsigned>(rows));
+  simple_kernel<<<one_block_per_row, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
   CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
-  return {"simple", "owner computes, the stride doubling from 1", &launch<T>, &reduction::single_block::tree_depth,
-          true};
-}
+// The registry entry: what the program, the tests and the benchmark know of this kernel.
+struct Kernel {
+  static constexpr const char* header = "simple_kernel.cuh";
+#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise version, until the student deletes it
+  static constexpr bool unfinished = true;
+#else
+  static constexpr bool unfinished = false;
+#endif
+  template <typename T> static reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
+    return {"simple", "owner computes, the stride doubling from 1", &launch<T>,
+            &reduction::single_block::tree_depth, true};
+  }
+  // The same kernel template, recording what each thread does: for --trace, and the model's tests.
+  template <typename T> static auto recorded() { return &simple_kernel<T, reduction::BlockRecorder>; }
+};
 
 }  // namespace ch03

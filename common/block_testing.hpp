@@ -1,0 +1,98 @@
+// What the CPU tests of the single-block chapters' models (03 to 05, test_model.cpp) share: a
+// column of the step table, a trace compared step by step, and the checks that every model must
+// pass whatever its kernel does. Each chapter's file keeps the figures that are its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "block_model.hpp"
+#include "block_trace.hpp"
+#include "input.hpp"
+#include "reference.hpp"
+#include "single_block.hpp"
+#include "testing.hpp"
+
+namespace reduction::single_block::testing {
+
+// One field of the step table, over the steps of the tree (those that add).
+template <typename Field>
+std::vector<Field> tree_steps_column(const BlockCounts& c, Field StepCounts::*field) {
+  std::vector<Field> column;
+  for (const auto& s : c.steps)
+    if (s.adds) column.push_back(s.*field);
+  return column;
+}
+
+// A trace, step by step: each step's active threads and the array after it.
+template <typename T>
+using ExpectedSteps = std::vector<std::pair<std::vector<unsigned>, std::vector<T>>>;
+
+template <typename T>
+void check_trace_steps(const Trace<T>& trace, const ExpectedSteps<T>& expected) {
+  REQUIRE(trace.steps.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("step " << i + 1);
+    CHECK(trace.steps[i].active == expected[i].first);
+    CHECK(trace.steps[i].values == expected[i].second);
+  }
+}
+
+// A trace of one element: a single step that adds nothing, and that element as the result.
+template <typename T>
+void check_one_element_trace(const Trace<T>& trace, T element) {
+  REQUIRE(trace.steps.size() == 1);
+  CHECK(trace.steps[0].active.empty());
+  CHECK(trace.result == element);
+}
+
+// How the threads are spent for one n, as a chapter's README derives it: the active warps of each
+// step of the tree, the additions, the warp-steps and the thread slots (32 per warp-step).
+struct ExpectedThreadUse {
+  std::vector<std::size_t> active_warps;
+  std::size_t ops, warp_steps, thread_slots;
+};
+
+inline void check_thread_use(const BlockCounts& c, const ExpectedThreadUse& expected) {
+  CHECK(tree_steps_column(c, &StepCounts::active_warps) == expected.active_warps);
+  CHECK(c.ops == expected.ops);
+  CHECK(c.warp_steps == expected.warp_steps);
+  CHECK(c.thread_slots == expected.thread_slots);
+  CHECK(c.efficiency == double(expected.ops) / double(expected.thread_slots));
+}
+
+// For every n: n - 1 additions, every operand inside its array (the input's n elements, or the
+// block's partial sums in shared memory), and no step in which one thread reads or writes what
+// another writes.
+template <typename Model>
+void check_every_n_adds_inside_without_races() {
+  for (std::size_t n = 1; n <= kMaxElements; ++n) {
+    INFO("n = " << n);
+    const auto events = Model::predict(std::vector<std::int32_t>(n));
+    std::size_t adds = 0;
+    for (const auto& e : events)
+      if (e.kind == BlockEvent::kAdd) {
+        ++adds;
+        REQUIRE(e.partner < (e.source_shared ? threads_for(n) : n));
+      }
+    REQUIRE(adds == n - 1);
+    REQUIRE_FALSE(step_has_race(events));
+    REQUIRE(Model::counts(n, 4).ops == n - 1);
+  }
+}
+
+// The trace's result is the exact sum of every input small enough to draw (int).
+template <typename Model>
+void check_small_traces_sum_exactly() {
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n = 1; n <= kMaxTraceElements; ++n) {
+    INFO("n = " << n);
+    const auto x = generate_input<std::int32_t>(n, seed);
+    CHECK(Model::trace(x).result == reference_sum(x.data(), n).value);
+  }
+}
+
+}  // namespace reduction::single_block::testing
