@@ -6,7 +6,10 @@
 //     shared address). The two differ in that one line, so the difference in time is the atomics'.
 //  2. loads in flight (chapter 08, exercise 4): the grid-stride loop with `#pragma unroll 4`, against
 //     the same loop rewritten to issue four independent loads under one bounds check.
-//  3. fastest's knobs (chapter 09): every configuration of `fastest`'s grid path (load width,
+//  3. trees (chapter 09): the first pass of chapter 08's kernel and of each of chapter 09's lesson
+//     kernels, launched with two elements a thread (chapter 06's shape), where the tree is most of
+//     the work: what each warp technique buys there.
+//  4. fastest's knobs (chapter 09): every configuration of `fastest`'s grid path (load width,
 //     loads in flight, one or two passes, strided or chunked layout, block size, waves), the
 //     measurements behind the choice in ch09::FastestChoice.
 //
@@ -290,6 +293,47 @@ void in_flight(std::size_t n, bool tiles_only) {
   coarse(std::integral_constant<int, 8>{});  // again at the end: the clock has not drifted
 }
 
+// The trees of chapters 08 and 09 where the tree is most of the work: each kernel's first pass
+// launched with G = n / (2B) blocks, so that its grid-stride loop gives every thread exactly two
+// elements (chapter 06's shape) and every block then runs its tree over 2B elements. Only the
+// tree differs between the kernels; the block results are added on the host to check them.
+template <typename T>
+void trees(std::size_t n, int block_log2) {
+  const int block = 1 << block_log2;
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data);
+  const int grid = static_cast<int>(n / (2 * std::size_t(block)));
+  DeviceBuffer<T> out(grid);
+  const std::size_t depth = 1 + ceil_log2(block) + grid;
+  auto one = [&](const char* name, auto launch) {
+    const double us = median_us<T>([&](cudaStream_t s) {
+      launch(s);
+      CUDA_CHECK_LAUNCH();
+    });
+    const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
+    std::printf("trees    %-6s n=2^%-2zu B=%-4d G=%-7d %-15s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
+                ceil_log2(n), block, grid, name, us, n * sizeof(T) / (us * 1e3), ok ? "verified" : "WRONG");
+  };
+  const std::size_t slots = std::size_t(std::max(block, 64)) * sizeof(T);
+  one("08 barriers", [&](cudaStream_t s) {
+    ch08::two_pass_kernel<ch08::Handoff::Store><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
+  });
+  one("warp_volatile", [&](cudaStream_t s) {
+    ch09::warp_volatile_kernel<<<grid, block, slots, s>>>(input.data(), n, out.data());
+  });
+  one("warp_syncwarp", [&](cudaStream_t s) {
+    ch09::warp_syncwarp_kernel<<<grid, block, slots, s>>>(input.data(), n, out.data());
+  });
+  one("unrolled", [&](cudaStream_t s) {
+    if (block == 256) ch09::unrolled_kernel<256><<<grid, 256, 0, s>>>(input.data(), n, out.data());
+    else ch09::unrolled_kernel<1024><<<grid, 1024, 0, s>>>(input.data(), n, out.data());
+  });
+  one("shuffle", [&](cudaStream_t s) {
+    ch09::shuffle_kernel<Sum><<<grid, block, 0, s>>>(input.data(), n, out.data());
+  });
+}
+
 struct KnobsResult {
   std::string name;
   double us;
@@ -361,8 +405,9 @@ void knobs(std::size_t n) {
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
-  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|knobs|inflight|tiles]\n");
+  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
+                    only != "trees")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees|knobs]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -389,6 +434,11 @@ int main(int argc, char** argv) {
     in_flight<int>(std::size_t(1) << 28, true);
     in_flight<float>(std::size_t(1) << 28, true);
   }
+  if (only.empty() || only == "trees")
+    for (int block_log2 : {8, 10}) {
+      trees<int>(std::size_t(1) << 28, block_log2);
+      trees<float>(std::size_t(1) << 28, block_log2);
+    }
   if (only.empty() || only == "knobs")
     for (std::size_t log_n : {20, 27, 28, 30}) {
       knobs<int>(std::size_t(1) << log_n);
