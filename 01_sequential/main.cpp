@@ -29,50 +29,55 @@ int main(int argc, char** argv) {
   // Products of many random values overflow or vanish; feed them values close to 1.
   const Distribution dist = op_kind == OpKind::Product ? Distribution::NearOne : Distribution::Default;
 
-  return run_guarded(info.name, [&] {
-    return with_input(info, options, [&](const auto& data, const std::string& source) {
-      using T = typename std::decay_t<decltype(data)>::value_type;
-      const std::size_t n = data.size();
-      Report report(info, options);
-      report.set_device("CPU, one core");
-      report.set_input(data_type_of<T>(), n, source);
+  return run_on_cpu(
+      info, options,
+      [&](const auto& data, Report& report) {
+        using T = typename std::decay_t<decltype(data)>::value_type;
+        const std::size_t n = data.size();
 
-      return dispatch_op(op_kind, [&](auto op) {
-        using Op = decltype(op);
-        auto ref = reference_reduce<Op>(data.data(), n);
-        // The first element passes through n - 1 rounded operations (identity + x0 is exact).
-        const auto tol = tolerance(ref, n ? n - 1 : 0);
-        report.set_reference(ref, tol);
+        return dispatch_op(op_kind, [&](auto op) {
+          using Op = decltype(op);
+          auto ref = reference_reduce<Op>(data.data(), n);
+          // The first element passes through n - 1 rounded operations (identity + x0 is exact).
+          const auto tol = tolerance(ref, n ? n - 1 : 0);
+          report.set_reference(ref, tol);
 
-        T result{};
-        TimingStats t = time_cpu(options.warmup, options.reps, [&] { result = ch01::sequential_reduce<Op>(data.data(), n); });
-        // Verify the value from the last timed run (the compiler cannot drop the loop).
-        RunResult run;
-        run.kernel = std::string("sequential ") + Op::name;
-        run.result = json_value(result);
-        run.correct = matches(result, ref, tol);
-        run.unchecked = unchecked_reason(ref, tol, n ? n - 1 : 0);
-        run.time_ms = t.median_ms;
-        run.gbps = gigabytes_per_second(double(n) * sizeof(T), t.median_ms);
-        report.add_run(run);
+          T result{};
+          TimingStats t =
+              time_cpu(options.warmup, options.reps, [&] { result = ch01::sequential_reduce<Op>(data.data(), n); });
+          // Verify the value from the last timed run (the compiler cannot drop the loop).
+          RunResult run;
+          run.kernel = std::string("sequential ") + Op::name;
+          run.result = json_value(result);
+          run.correct = matches(result, ref, tol);
+          run.unchecked = unchecked_reason(ref, tol, n ? n - 1 : 0);
+          run.time_ms = t.median_ms;
+          run.gbps = gigabytes_per_second(double(n) * sizeof(T), t.median_ms);
+          report.add_run(run);
 
-        // The loop performs n operations: the first combines the identity with data[0].
-        const std::size_t ops = n;
-        report.text() << "operator   " << Op::name << ", identity " << format_value(json_value(Op::template identity<T>()), data_type_of<T>())
-                      << "\nwork       " << ops << " operations (one per element, the first with the identity), in " << ops
-                      << " dependent steps:\n           each needs the previous result, so one core does them one after another.\n";
-        if (!ref.exact)
-          report.text() << "rounding   every element passes through up to n - 1 rounded operations; the result may differ from\n"
-                           "           the exact value by at most gamma(n-1) * "
-                        << (op_kind == OpKind::Sum ? "sum|x|" : "|result|") << " = " << static_cast<double>(tol)
-                        << (bound_says_something(ref, tol) ? "" : "\n           which is not smaller than the sum itself: the bound says nothing, and the\n"
-                                                                   "           result is reported unchecked (chapter 02 shows what goes wrong)")
-                        << "\n";
-        report.fields().set("op", Op::name);
-        report.fields().set("operations", ops);
-        report.fields().set("tolerance", static_cast<double>(tol));
-        return report.finish();
-      });
-    }, dist);
-  });
+          // The loop performs n operations: the first combines the identity with data[0].
+          const std::size_t ops = n;
+          report.text() << "operator   " << Op::name << ", identity "
+                        << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\nwork       "
+                        << ops << " operations (one per element, the first with the identity), in " << ops
+                        << " dependent steps:\n           each needs the previous result, so one core does them one "
+                           "after another.\n";
+          if (!ref.exact)
+            report.text()
+                << "rounding   every element passes through up to n - 1 rounded operations; the result may differ "
+                   "from\n"
+                   "           the exact value by at most gamma(n-1) * "
+                << (op_kind == OpKind::Sum ? "sum|x|" : "|result|") << " = " << static_cast<double>(tol)
+                << (bound_says_something(ref, tol)
+                        ? ""
+                        : "\n           which is not smaller than the sum itself: the bound says nothing, and the\n"
+                          "           result is reported unchecked (chapter 02 shows what goes wrong)")
+                << "\n";
+          report.fields().set("op", Op::name);
+          report.fields().set("operations", ops);
+          report.fields().set("tolerance", static_cast<double>(tol));
+          return report.finish();
+        });
+      },
+      dist);
 }

@@ -20,7 +20,8 @@ using namespace reduction;
 
 namespace {
 
-template <typename T> void print_tree(std::ostream& out, const std::vector<T>& values) {
+template <typename T>
+void print_tree(std::ostream& out, const std::vector<T>& values) {
   const auto levels = ch02::tree_levels<Sum>(values);
   for (std::size_t l = 0; l < levels.size(); ++l) {
     out << (l == 0 ? "inputs   " : "step " + std::to_string(l) + "   ");
@@ -47,88 +48,86 @@ int main(int argc, char** argv) {
   CommandLine cli(info, options);
   if (auto status = cli.parse(argc, argv)) return *status;
 
-  return run_guarded(info.name, [&] {
-    return with_input(info, options, [&](const auto& data, const std::string& source) {
-      using T = typename std::decay_t<decltype(data)>::value_type;
-      const std::size_t n = data.size();
-      Report report(info, options);
-      report.set_device("CPU, one core");
-      report.set_input(data_type_of<T>(), n, source);
-      auto& text = report.text();
+  return run_on_cpu(info, options, [&](const auto& data, Report& report) {
+    using T = typename std::decay_t<decltype(data)>::value_type;
+    const std::size_t n = data.size();
+    auto& text = report.text();
 
-      // 1. The tree, drawn. Small inputs show their own tree; large ones the classic example.
-      if (n <= 16) {
-        text << "The reduction tree of this input, level by level:\n";
-        print_tree(text, data);
-      } else {
-        text << "The reduction tree of a small example, level by level:\n";
-        print_tree(text, std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
-      }
+    // 1. The tree, drawn. Small inputs show their own tree; large ones the classic example.
+    if (n <= 16) {
+      text << "The reduction tree of this input, level by level:\n";
+      print_tree(text, data);
+    } else {
+      text << "The reduction tree of a small example, level by level:\n";
+      print_tree(text, std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
+    }
 
-      // 2. The model for this n.
-      const ch02::TreeModel m = ch02::tree_model(n);
-      text << "\nModel for n = " << n << ":\n"
-           << "  work                " << m.work << " operations (n - 1, as many as the sequential loop needs)\n"
-           << "  steps               " << m.steps << " (ceil(log2 n), against n for the loop)\n"
-           << "  peak parallelism    " << m.peak_parallelism << " operations at once, in the first step (floor(n/2))\n"
-           << std::fixed << std::setprecision(1)
-           << "  average parallelism " << m.average_parallelism << " (work / steps)\n"
-           << "  ideal speedup       " << m.ideal_speedup << " (n loop steps / tree steps, with unlimited processors)\n"
-           << std::defaultfloat;
-      Json model = Json::object();
-      model.set("work", m.work);
-      model.set("steps", m.steps);
-      model.set("peak_parallelism", m.peak_parallelism);
-      model.set("average_parallelism", m.average_parallelism);
-      model.set("ideal_speedup", m.ideal_speedup);
-      report.fields().set("model", model);
+    // 2. The model for this n.
+    const ch02::TreeModel m = ch02::tree_model(n);
+    text << "\nModel for n = " << n << ":\n"
+         << "  work                " << m.work << " operations (n - 1, as many as the sequential loop needs)\n"
+         << "  steps               " << m.steps << " (ceil(log2 n), against n for the loop)\n"
+         << "  peak parallelism    " << m.peak_parallelism << " operations at once, in the first step (floor(n/2))\n"
+         << std::fixed << std::setprecision(1) << "  average parallelism " << m.average_parallelism
+         << " (work / steps)\n"
+         << "  ideal speedup       " << m.ideal_speedup << " (n loop steps / tree steps, with unlimited processors)\n"
+         << std::defaultfloat;
+    Json model = Json::object();
+    model.set("work", m.work);
+    model.set("steps", m.steps);
+    model.set("peak_parallelism", m.peak_parallelism);
+    model.set("average_parallelism", m.average_parallelism);
+    model.set("ideal_speedup", m.ideal_speedup);
+    report.fields().set("model", model);
 
-      // 3. Both orders, run and checked, each against the bound of its own depth.
-      auto ref = reference_sum(data.data(), n);
-      const auto tree_tol = tolerance(ref, m.steps), seq_tol = tolerance(ref, n ? n - 1 : 0);
-      report.set_reference(ref, tree_tol);
-      T tree_result{}, seq_result{};
-      auto tree_time = time_cpu(options.warmup, options.reps, [&] { tree_result = ch02::tree_reduce<Sum>(data); });
-      auto seq_time = time_cpu(options.warmup, options.reps, [&] { seq_result = ch01::sequential_reduce<Sum>(data.data(), n); });
-      const double bytes = double(n) * sizeof(T);
-      report.add_run({"tree (pairwise)", json_value(tree_result), matches(tree_result, ref, tree_tol), tree_time.median_ms,
-                      gigabytes_per_second(bytes, tree_time.median_ms), unchecked_reason(ref, tree_tol, m.steps)});
-      report.add_run({"sequential", json_value(seq_result), matches(seq_result, ref, seq_tol), seq_time.median_ms,
-                      gigabytes_per_second(bytes, seq_time.median_ms), unchecked_reason(ref, seq_tol, n ? n - 1 : 0)});
+    // 3. Both orders, run and checked, each against the bound of its own depth.
+    auto ref = reference_sum(data.data(), n);
+    const auto tree_tol = tolerance(ref, m.steps), seq_tol = tolerance(ref, n ? n - 1 : 0);
+    report.set_reference(ref, tree_tol);
+    T tree_result{}, seq_result{};
+    auto tree_time = time_cpu(options.warmup, options.reps, [&] { tree_result = ch02::tree_reduce<Sum>(data); });
+    auto seq_time =
+        time_cpu(options.warmup, options.reps, [&] { seq_result = ch01::sequential_reduce<Sum>(data.data(), n); });
+    const double bytes = double(n) * sizeof(T);
+    report.add_run({"tree (pairwise)", json_value(tree_result), matches(tree_result, ref, tree_tol),
+                    tree_time.median_ms, gigabytes_per_second(bytes, tree_time.median_ms),
+                    unchecked_reason(ref, tree_tol, m.steps)});
+    report.add_run({"sequential", json_value(seq_result), matches(seq_result, ref, seq_tol), seq_time.median_ms,
+                    gigabytes_per_second(bytes, seq_time.median_ms), unchecked_reason(ref, seq_tol, n ? n - 1 : 0)});
 
-      // 4. Rounding: the same numbers, added in two orders, give two different floats.
-      if constexpr (!std::is_integral_v<T>) {
-        const long double tree_err = std::fabs(tree_result - ref.precise), seq_err = std::fabs(seq_result - ref.precise);
-        auto& s = report.summary();
-        s << std::setprecision(6) << "Rounding (" << type_name(data_type_of<T>()) << " data, against the higher-precision reference "
-          << static_cast<double>(ref.precise) << "):\n"
-          << "  sequential  error " << static_cast<double>(seq_err) << "  (relative " << static_cast<double>(seq_err / ref.magnitude)
-          << "), bound gamma(n-1) sum|x| = " << static_cast<double>(seq_tol) << "\n"
-          << "  tree        error " << static_cast<double>(tree_err) << "  (relative " << static_cast<double>(tree_err / ref.magnitude)
-          << "), bound gamma(ceil(log2 n)) sum|x| = " << static_cast<double>(tree_tol) << "\n"
-          << "Floating-point addition rounds every result to the nearest representable value, so (a + b) + c and\n"
-             "a + (b + c) can differ: it is not associative. The sequential loop adds each small element to an ever\n"
-             "larger total and loses its low bits, again and again; the tree adds numbers of similar size and\n"
-             "each element meets only ceil(log2 n) roundings. Parallel reductions change the order, so their\n"
-             "float results differ from the loop's, usually for the better.\n";
-        if (!bound_says_something(ref, seq_tol))
-          s << "Finding: at this n the loop's bound, gamma(n-1) sum|x|, is larger than the sum itself, so it cannot\n"
-               "check the loop's result, and the program does not call it verified. What happened instead is the\n"
-               "lesson: a "
-            << type_name(data_type_of<T>())
-            << " carries " << std::numeric_limits<T>::digits
-            << " significant bits, so once the running total passes 2^" << std::numeric_limits<T>::digits
-            << " its spacing is 2 and an\n"
-               "element below 1 rounds away to nothing; the loop stops growing there. The tree never adds a small\n"
-               "number to a huge one, and its bound still holds.\n";
-        Json rounding = Json::object();
-        rounding.set("sequential_error", static_cast<double>(seq_err));
-        rounding.set("sequential_bound", static_cast<double>(seq_tol));
-        rounding.set("tree_error", static_cast<double>(tree_err));
-        rounding.set("tree_bound", static_cast<double>(tree_tol));
-        report.fields().set("rounding", rounding);
-      }
-      return report.finish();
-    });
+    // 4. Rounding: the same numbers, added in two orders, give two different floats.
+    if constexpr (!std::is_integral_v<T>) {
+      const long double tree_err = std::fabs(tree_result - ref.precise), seq_err = std::fabs(seq_result - ref.precise);
+      auto& s = report.summary();
+      s << std::setprecision(6) << "Rounding (" << type_name(data_type_of<T>())
+        << " data, against the higher-precision reference " << static_cast<double>(ref.precise) << "):\n"
+        << "  sequential  error " << static_cast<double>(seq_err) << "  (relative "
+        << static_cast<double>(seq_err / ref.magnitude)
+        << "), bound gamma(n-1) sum|x| = " << static_cast<double>(seq_tol) << "\n"
+        << "  tree        error " << static_cast<double>(tree_err) << "  (relative "
+        << static_cast<double>(tree_err / ref.magnitude)
+        << "), bound gamma(ceil(log2 n)) sum|x| = " << static_cast<double>(tree_tol) << "\n"
+        << "Floating-point addition rounds every result to the nearest representable value, so (a + b) + c and\n"
+           "a + (b + c) can differ: it is not associative. The sequential loop adds each small element to an ever\n"
+           "larger total and loses its low bits, again and again; the tree adds numbers of similar size and\n"
+           "each element meets only ceil(log2 n) roundings. Parallel reductions change the order, so their\n"
+           "float results differ from the loop's, usually for the better.\n";
+      if (!bound_says_something(ref, seq_tol))
+        s << "Finding: at this n the loop's bound, gamma(n-1) sum|x|, is larger than the sum itself, so it cannot\n"
+             "check the loop's result, and the program does not call it verified. What happened instead is the\n"
+             "lesson: a "
+          << type_name(data_type_of<T>()) << " carries " << std::numeric_limits<T>::digits
+          << " significant bits, so once the running total passes 2^" << std::numeric_limits<T>::digits
+          << " its spacing is 2 and an\n"
+             "element below 1 rounds away to nothing; the loop stops growing there. The tree never adds a small\n"
+             "number to a huge one, and its bound still holds.\n";
+      Json rounding = Json::object();
+      rounding.set("sequential_error", static_cast<double>(seq_err));
+      rounding.set("sequential_bound", static_cast<double>(seq_tol));
+      rounding.set("tree_error", static_cast<double>(tree_err));
+      rounding.set("tree_bound", static_cast<double>(tree_tol));
+      report.fields().set("rounding", rounding);
+    }
+    return report.finish();
   });
 }

@@ -16,6 +16,7 @@
 #include "escape.hpp"
 #include "input.hpp"
 #include "options.hpp"
+#include "report.hpp"
 
 namespace reduction {
 
@@ -75,6 +76,24 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
     });
   }
   return std::visit([&](auto& v) { return body(v, source); }, data);
+}
+
+// The frame of the CPU chapters (01, 02): guarded, on the input of the options, with a report of a
+// run on one CPU core. Calls body(data, report) and returns what it returns.
+template <typename Body>
+int run_on_cpu(const ChapterInfo& info, const Options& options, Body&& body, Distribution d = Distribution::Default) {
+  return run_guarded(info.name, [&] {
+    return with_input(
+        info, options,
+        [&](const auto& data, const std::string& source) {
+          using T = typename std::decay_t<decltype(data)>::value_type;
+          Report report(info, options);
+          report.set_device("CPU, one core");
+          report.set_input(data_type_of<T>(), data.size(), source);
+          return body(data, report);
+        },
+        d);
+  });
 }
 
 }  // namespace reduction
