@@ -16,8 +16,9 @@ lists must come back measured. "vs cub" compares only rows of the same n.
 
 Then the main line (STEPS below): each chapter's idea against the kernel before it, both run on
 the same work, in the regime where that idea is the bottleneck it removes (rows of one block's
-size for 03 to 05, 2^28 elements for 06 to 08, 2^20 elements from L2 for the warp techniques of
-09). A step's speedup is the time before over the time after; results.json lists them as "steps".
+size for 03 to 05, 2^28 elements for 06 to 08, two elements a thread for the warp techniques of
+09, where the tree is most of the work (experiments trees: the first passes of the chapters' own
+kernels), and 2^20 elements from L2 for fastest). A step's speedup is the time before over the time after; results.json lists them as "steps".
 
 It prints Markdown tables and writes results.md, results.csv and results.json. A wrong result
 fails the command.
@@ -52,26 +53,55 @@ def run_program(program, args):
 ROWS = ["--n", "2048", "--rows", "2^16"]              # many rows of one block's size: softmax's shape
 ONE_BLOCK = ["--n", "2048"]                           # one array of one block's size
 LARGE = ["--n", "2^28"]                               # 1 GiB of int: every byte from DRAM
-TREE = ["--n", "2^20", "--hot-l2"]                    # 4 elements a thread, from L2: the tree weighs most
+SMALL = ["--n", "2^20", "--hot-l2"]                   # 4 MiB from L2: the launch and the tree weigh most
+# The trees where the tree is most of the work: chapter 08's and 09's first passes with two elements
+# a thread, 2^28 elements in blocks of 1024 (benchmark/experiments.cu, `experiments trees --json`).
+TREES = ["experiments", "trees", "1024"]
 STEPS = [
     ("03_simple_kernel/simple", "04_convergent/convergent", ROWS, "2^16 rows of 2048"),
     ("04_convergent/convergent", "05_shared_memory/shared_memory", ROWS, "2^16 rows of 2048"),
     ("05_shared_memory/shared_memory", "06_hierarchical/hierarchical", ONE_BLOCK, "one array of 2048"),
     ("06_hierarchical/hierarchical", "07_coarsening/best", LARGE, "one array of 2^28"),
     ("07_coarsening/best", "08_two_pass/finish_kernel", LARGE, "one array of 2^28"),
-    ("08_two_pass/finish_kernel", "09_warp_unrolled/warp_syncwarp", TREE, "one array of 2^20, from L2"),
-    ("09_warp_unrolled/warp_syncwarp", "09_warp_unrolled/unrolled", TREE, "one array of 2^20, from L2"),
-    ("09_warp_unrolled/unrolled", "09_warp_unrolled/shuffle", TREE, "one array of 2^20, from L2"),
-    ("09_warp_unrolled/shuffle", "09_warp_unrolled/fastest", TREE, "one array of 2^20, from L2"),
+    ("08_two_pass/two_pass_kernel", "09_warp_unrolled/warp_syncwarp", TREES,
+     "2^28, two elements a thread, blocks of 1024 (first pass)"),
+    ("09_warp_unrolled/warp_syncwarp", "09_warp_unrolled/unrolled", TREES,
+     "2^28, two elements a thread, blocks of 1024 (first pass)"),
+    ("09_warp_unrolled/unrolled", "09_warp_unrolled/shuffle", TREES,
+     "2^28, two elements a thread, blocks of 1024 (first pass)"),
+    ("09_warp_unrolled/shuffle", "09_warp_unrolled/fastest", SMALL, "one array of 2^20, from L2"),
 ]
 
 
-def measure_steps(programs, dtype, reps, failures):
+def run_trees(build):
+    """The rows of `experiments trees --json`: type, block, kernel, time_ms, correct."""
+    program = os.path.join(build, "benchmark", "experiments")
+    if not os.path.exists(program):
+        sys.exit(f"{program} not built (cmake --build {build} --target experiments)")
+    proc = subprocess.run([program, "trees", "--json"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, f"experiments trees: status {proc.returncode}: {proc.stderr.strip()}"
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")], ""
+
+
+def measure_steps(programs, build, dtype, reps, failures):
     """Runs every step's two programs on the step's workload; returns the steps with their speedups."""
     cache, steps = {}, []
 
     def time_of(ref, workload):
         chapter, kernel = ref.split("/")
+        if workload == TREES:
+            if "trees" not in cache:
+                cache["trees"], error = run_trees(build)
+                if error:
+                    failures.append(error)
+            block = int(workload[2])
+            row = next((r for r in cache["trees"] or [] if r["type"] == dtype and r["block"] == block
+                        and r["kernel"] == kernel), None)
+            if row is None or not row["correct"]:
+                failures.append(f"experiments trees {kernel} ({dtype}): " + ("no run" if row is None else "wrong result"))
+                return None, kernel
+            return row["time_ms"], kernel
         key = (chapter, tuple(workload))
         if key not in cache:
             report, error = run_program(programs[chapter], workload + ["--type", dtype, "--reps", reps])
@@ -94,7 +124,7 @@ def measure_steps(programs, dtype, reps, failures):
         t_after, k_after = time_of(after, workload)
         steps.append({"type": dtype, "from": before.split("/")[0] + "/" + k_before,
                       "to": after.split("/")[0] + "/" + k_after, "workload": what,
-                      "arguments": " ".join(workload), "from_ms": t_before, "to_ms": t_after,
+                      "arguments": ("experiments trees --json" if workload == TREES else " ".join(workload)), "from_ms": t_before, "to_ms": t_after,
                       "speedup": t_before / t_after if t_before and t_after else None})
     return steps
 
@@ -175,7 +205,7 @@ def main():
     steps = []
     if not opts.no_steps:
         for dtype in opts.types.split(","):
-            steps += measure_steps(programs, dtype, opts.step_reps, failures)
+            steps += measure_steps(programs, opts.build, dtype, opts.step_reps, failures)
 
     meta["date"] = datetime.date.today().isoformat()
     try:

@@ -298,7 +298,7 @@ void in_flight(std::size_t n, bool tiles_only) {
 // elements (chapter 06's shape) and every block then runs its tree over 2B elements. Only the
 // tree differs between the kernels; the block results are added on the host to check them.
 template <typename T>
-void trees(std::size_t n, int block_log2) {
+void trees(std::size_t n, int block_log2, bool json) {
   const int block = 1 << block_log2;
   const std::vector<T> data = generate_input<T>(n, 42);
   const auto ref = reference_sum(data.data(), n);
@@ -312,11 +312,15 @@ void trees(std::size_t n, int block_log2) {
       CUDA_CHECK_LAUNCH();
     });
     const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
-    std::printf("trees    %-6s n=2^%-2zu B=%-4d G=%-7d %-15s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
-                ceil_log2(n), block, grid, name, us, n * sizeof(T) / (us * 1e3), ok ? "verified" : "WRONG");
+    if (json)  // one object a line, for benchmark/benchmark.py's main line
+      std::printf("{\"type\": \"%s\", \"n\": %zu, \"block\": %d, \"kernel\": \"%s\", \"time_ms\": %.6f, \"correct\": %s}\n",
+                  type_name(data_type_of<T>()), n, block, name, us / 1e3, ok ? "true" : "false");
+    else
+      std::printf("trees    %-6s n=2^%-2zu B=%-4d G=%-7d %-15s %8.1f us  %7.1f GB/s  %s\n", type_name(data_type_of<T>()),
+                  ceil_log2(n), block, grid, name, us, n * sizeof(T) / (us * 1e3), ok ? "verified" : "WRONG");
   };
   const std::size_t slots = std::size_t(std::max(block, 64)) * sizeof(T);
-  one("08 barriers", [&](cudaStream_t s) {
+  one("two_pass_kernel", [&](cudaStream_t s) {
     ch08::two_pass_kernel<ch08::Handoff::Store><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
   });
   one("warp_volatile", [&](cudaStream_t s) {
@@ -405,9 +409,10 @@ void knobs(std::size_t n) {
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
-  if (argc > 2 || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
+  const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
+  if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
                     only != "trees")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees|knobs]\n");
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -436,8 +441,8 @@ int main(int argc, char** argv) {
   }
   if (only.empty() || only == "trees")
     for (int block_log2 : {8, 10}) {
-      trees<int>(std::size_t(1) << 28, block_log2);
-      trees<float>(std::size_t(1) << 28, block_log2);
+      trees<int>(std::size_t(1) << 28, block_log2, json);
+      trees<float>(std::size_t(1) << 28, block_log2, json);
     }
   if (only.empty() || only == "knobs")
     for (std::size_t log_n : {20, 27, 28, 30}) {
