@@ -15,10 +15,15 @@ struct Coarsening : ChapterDefaults {
   }
   template <typename Op, typename T> static auto variants() { return ch07::variants<T>(); }
 
+  static std::string factors() {
+    std::string list;
+    for (int f : ch07::coarse_factors()) list += (list.empty() ? "" : ", ") + std::to_string(f);
+    return list;
+  }
   // --coarse F is the chapter's older spelling of --kernel coarseF, kept for the exercises' text.
   inline static int coarse = 0;
   static void add_options(CommandLine& cli, Options& options) {
-    cli.add_option("--coarse", coarse, "alias: --coarse F is --kernel coarseF; 0 sweeps every factor");
+    cli.add_option("--coarse", coarse, "alias: --coarse F is --kernel coarseF (F one of " + factors() + "); 0 sweeps them");
     cli.add_check([&options]() -> std::optional<std::string> {
       if (coarse == 0) return std::nullopt;
       for (int f : ch07::coarse_factors())
@@ -28,8 +33,8 @@ struct Coarsening : ChapterDefaults {
           options.kernels = {"coarse" + std::to_string(f)};
           return std::nullopt;
         }
-      return "--coarse must be 0 (sweep) or a factor of --kernel's list (each is a template argument compiled "
-             "into the program), got " + std::to_string(coarse);
+      return "--coarse must be 0 (sweep) or one of " + factors() +
+             " (each factor is a template argument compiled into the program), got " + std::to_string(coarse);
     });
   }
   template <typename Op, typename T> static void analyze(Analysis<T>& a) { ch07::analyze(a); }
