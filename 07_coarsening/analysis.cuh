@@ -101,11 +101,9 @@ inline void conclude(reduction::Report& report, const std::vector<reduction::Run
   auto& summary = report.summary();
   char line[256];
   if (runs.size() > 1) {
-    double pct_of_copy = 0;
-    for (const auto& kv : winner.extra.items())
-      if (kv.first == "pct_of_copy" && kv.second.is_number()) pct_of_copy = kv.second.as_double();
     std::snprintf(line, sizeof line, "best       %s: %.1f GB/s, %.1f%% of the copy, %.2fx the throughput of %s\n",
-                  winner.kernel.c_str(), winner.gbps, pct_of_copy, winner.gbps / runs.front().gbps,
+                  winner.kernel.c_str(), winner.gbps, reduction::column_of(winner, "pct_of_copy"),
+                  winner.gbps / runs.front().gbps,
                   runs.front().kernel.c_str());
     summary << line;
     const reduction::RunResult& last = runs.back();

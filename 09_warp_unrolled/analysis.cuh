@@ -42,7 +42,7 @@ template <typename Op, typename T> void analyze(reduction::Analysis<T>& a) {
     a.text() << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
   }
   a.text() << "           fastest and cub choose their own blocks\n"
-           << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::detail::mebibytes(a.n * sizeof(T))
+           << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
            << " to read once, the least any kernel must move\n"
            << "fastest    " << describe_plan<Op, T>(a.n, false) << "\n";
 }
@@ -57,12 +57,6 @@ template <typename Op, typename T> void analyze_gpu(reduction::Analysis<T>& a, c
   a.fields().set("fastest_plan", std::move(plan_json));
 }
 
-inline double column(const reduction::RunResult& run, const std::string& name) {
-  for (const auto& kv : run.extra.items())
-    if (kv.first == name && kv.second.is_number()) return kv.second.as_double();
-  return 0;
-}
-
 inline void conclude(reduction::Report& report, const std::vector<reduction::RunResult>& runs) {
   const reduction::RunResult *fastest = nullptr, *cub = nullptr;
   for (const auto& r : runs) {
@@ -70,10 +64,10 @@ inline void conclude(reduction::Report& report, const std::vector<reduction::Run
     if (r.kernel == "cub") cub = &r;
   }
   char line[256];
-  if (fastest && column(*fastest, "pct_of_read") > 0) {
-    std::snprintf(line, sizeof line, "fastest    %.1f %% of the read ceiling\n", column(*fastest, "pct_of_read"));
+  if (fastest && reduction::column_of(*fastest, "pct_of_read") > 0) {
+    std::snprintf(line, sizeof line, "fastest    %.1f %% of the read ceiling\n", reduction::column_of(*fastest, "pct_of_read"));
     report.summary() << line;
-    report.fields().set("fastest_pct_of_read", column(*fastest, "pct_of_read"));
+    report.fields().set("fastest_pct_of_read", reduction::column_of(*fastest, "pct_of_read"));
   }
   if (fastest && cub) {
     const double ratio = cub->time_ms / fastest->time_ms;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -227,19 +228,22 @@ __global__ void k_tiles_pass(const T* input, std::size_t n, T* out) {
   if (t == 0) out[blockIdx.x] = partial[0];
 }
 
-template <int K, typename T>
-void k_tiles_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
-  for (int block : {256, 512})
-    for (int waves : {1, 2, 4, 8, 16}) {
-      const int grid = waves * resident_blocks(k_tiles_pass<K, T>, block, block * sizeof(T));
+// Times one of the pass kernels above (`label`, K loads a thread at a time) at each block size and
+// number of waves of blocks (waves x the blocks the GPU holds at once), checking every result.
+template <int K, typename T, typename Kernel>
+void pass_rows(const char* label, Kernel kernel, std::initializer_list<int> blocks, std::initializer_list<int> waves_list,
+               const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
+  for (int block : blocks)
+    for (int waves : waves_list) {
+      const int grid = waves * resident_blocks(kernel, block, block * sizeof(T));
       DeviceBuffer<T> out(grid);
       const double us = median_us<T>([&](cudaStream_t s) {
-        k_tiles_pass<K><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
+        kernel<<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
         CUDA_CHECK_LAUNCH();
       });
       const std::size_t depth = n / (std::size_t(grid) * block) + 2 + ceil_log2(block) + grid;
       const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
-      std::printf("tiles    %-6s n=2^%-2zu K=%-2d B=%-4d waves=%-2d G=%-5d %8.1f us  %7.1f GB/s  %s\n",
+      std::printf("%-8s %-6s n=2^%-2zu K=%-2d B=%-4d waves=%-2d G=%-5d %8.1f us  %7.1f GB/s  %s\n", label,
                   type_name(data_type_of<T>()), ceil_log2(n), K, block, waves, grid, us, n * sizeof(T) / (us * 1e3),
                   ok ? "verified" : "WRONG");
     }
@@ -247,20 +251,12 @@ void k_tiles_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T
 
 template <int K, typename T>
 void k_loads_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
-  for (int block : {256, 512, 1024})
-    for (int waves : {1, 2, 4, 8}) {
-      const int grid = waves * resident_blocks(k_loads_pass<K, T>, block, block * sizeof(T));
-      DeviceBuffer<T> out(grid);
-      const double us = median_us<T>([&](cudaStream_t s) {
-        k_loads_pass<K><<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());
-        CUDA_CHECK_LAUNCH();
-      });
-      const std::size_t depth = n / (std::size_t(grid) * block) + 2 + ceil_log2(block) + grid;
-      const bool ok = matches(sum_of_partials(out, grid), ref, tolerance(ref, depth));
-      std::printf("inflight %-6s n=2^%-2zu K=%-2d B=%-4d waves=%d G=%-5d %8.1f us  %7.1f GB/s  %s\n",
-                  type_name(data_type_of<T>()), ceil_log2(n), K, block, waves, grid, us, n * sizeof(T) / (us * 1e3),
-                  ok ? "verified" : "WRONG");
-    }
+  pass_rows<K>("inflight", k_loads_pass<K, T>, {256, 512, 1024}, {1, 2, 4, 8}, input, n, ref);
+}
+
+template <int K, typename T>
+void k_tiles_rows(const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
+  pass_rows<K>("tiles", k_tiles_pass<K, T>, {256, 512}, {1, 2, 4, 8, 16}, input, n, ref);
 }
 
 // Loads in flight in chapter 08's pass (K = 1, 2, 4, 8, 16), at several blocks and grids, beside

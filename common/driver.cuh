@@ -51,6 +51,14 @@ inline ChapterInfo multi_block_info(const std::string& name, const std::string& 
   return info;
 }
 
+// "390.6 KiB", "1024.0 MiB": a size in the analysis and the notes.
+inline std::string mebibytes(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return buf;
+}
+
 // What a chapter's analysis hooks see: the run as the driver has set it up so far.
 template <typename T> struct Analysis {
   std::size_t n;
@@ -117,13 +125,6 @@ template <typename T> void describe_reference(Report& report, const Reference<T>
                          "of its own summation order (column tolerance)");
 }
 
-inline std::string mebibytes(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
-                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
-  return buf;
-}
-
 // One run of the chosen kernels on all n elements, for one operator.
 template <typename Chapter, typename Op, typename T>
 int run_kernels(const std::vector<T>& data, const Options& options, Report& report) {
@@ -164,12 +165,10 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
         v.name, [&](const T* in, cudaStream_t s) { v.launch(in, n, result, block, scratch, s); }, v.depth(n, block)};
     RunResult run = input.run(contender, n, rotating, ref);
     // A variant that promises the same float on every run and gave two has broken its promise.
-    if (v.deterministic && !ref.exact && run.extra.is_object())
-      for (const auto& kv : run.extra.items())
-        if (kv.first == "run_spread" && kv.second.as_double() != 0) {
-          run.correct = false;
-          report.summary() << v.name << " gave different results on different runs: it should not\n";
-        }
+    if (v.deterministic && !ref.exact && column_of(run, "run_spread") != 0) {
+      run.correct = false;
+      report.summary() << v.name << " gave different results on different runs: it should not\n";
+    }
     Chapter::template add_columns<Op, T>(a, run);
     runs.push_back(std::move(run));
     if (runs.size() < chosen.size() && !Chapter::keep_going(runs, chosen.size() == available.size())) {
@@ -327,7 +326,6 @@ template <typename Chapter>
 int run_chapter(int argc, char** argv, bool unfinished = false) {
   ChapterInfo info = Chapter::info();
   const auto registry = Chapter::template variants<Sum, int>();
-  for (const auto& v : registry) info.kernels.push_back(v.name);
   for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic});
 
   Options options;
@@ -385,7 +383,8 @@ int run_chapter(int argc, char** argv, bool unfinished = false) {
       return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" + sizes_text +
              "'";
     sizes = *parsed;
-    if (options.kernels == info.kernels && !Chapter::sizes_kernels().empty()) options.kernels = Chapter::sizes_kernels();
+    if (options.kernels == variant_names(info) && !Chapter::sizes_kernels().empty())
+      options.kernels = Chapter::sizes_kernels();
     return std::nullopt;
   });
   if (auto status = cli.parse(argc, argv)) return *status;

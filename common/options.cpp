@@ -49,6 +49,12 @@ std::optional<std::size_t> parse_count(const std::string& text) {
   return v << shift;
 }
 
+std::vector<std::string> variant_names(const ChapterInfo& info) {
+  std::vector<std::string> names;
+  for (const auto& v : info.variants) names.push_back(v.name);
+  return names;
+}
+
 namespace {
 
 // Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
@@ -158,10 +164,10 @@ CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std:
   impl_->input_option = app.add_option("--input", options.input,
                                        "read the data from a .npy (int32, float32, float64) or text file; "
                                        "overrides --n and --type");
-  if (!info.kernels.empty())
+  if (!info.variants.empty())
     app.add_option("--kernel", options.kernels, "kernels to run, comma-separated (default: all)")
         ->delimiter(',')
-        ->check(CLI::IsMember(info.kernels));
+        ->check(CLI::IsMember(variant_names(info)));
   app.add_flag("--json", options.json, "print one JSON object on stdout instead of text");
   if (!info.variants.empty())
     app.add_flag("--list", impl_->list, "print the chapter's variants, one a line (with --json: as JSON), and exit");
@@ -249,10 +255,10 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
   if (info.has_block && info.check_block)
     if (auto why = info.check_block(options.block)) return fail(*why);
-  if (options.kernels.empty()) options.kernels = info.kernels;
+  if (options.kernels.empty()) options.kernels = variant_names(info);
   else {  // keep the chapter's order, drop repeats
     std::vector<std::string> ordered;
-    for (const auto& k : info.kernels)
+    for (const auto& k : variant_names(info))
       for (const auto& chosen : options.kernels)
         if (k == chosen) { ordered.push_back(k); break; }
     options.kernels = ordered;

@@ -38,8 +38,8 @@ struct ChapterInfo {
   int default_block = 256;
   // Returns why a block size is not allowed, or nothing if it is.
   std::function<std::optional<std::string>(int)> check_block;
-  std::vector<std::string> kernels;  // names for --kernel; empty: the chapter has one kernel
-  // Filled from the chapter's registry. When there are some, `--list` prints them (with --json, as
+  // Filled from the chapter's registry. Their names are what --kernel takes (default: all, in
+  // this order). When there are some, `--list` prints them (with --json, as
   // {"chapter", "max_n", "variants": [{"name", "idea", "deterministic"}]}) and exits 0, before
   // anything touches a GPU: scripts ask the program instead of keeping a list of their own.
   std::vector<VariantInfo> variants;
@@ -68,6 +68,9 @@ struct Options {
 
 // Physical memory of this machine in bytes, or nothing where the system does not say.
 std::optional<std::uint64_t> host_memory_bytes();
+
+// The names of the chapter's variants, in its order: what --kernel takes.
+std::vector<std::string> variant_names(const ChapterInfo& info);
 
 // Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
 std::optional<std::size_t> parse_count(const std::string& text);

@@ -28,6 +28,13 @@ struct RunResult {
   Json extra = Json::object();
 };
 
+// The number in one of a run's extra columns ("pct_of_read", say), or 0 where it has none.
+inline double column_of(const RunResult& run, const std::string& name) {
+  for (const auto& kv : run.extra.items())
+    if (kv.first == name && kv.second.is_number()) return kv.second.as_double();
+  return 0;
+}
+
 template <typename T> Json json_value(T v) {
   if constexpr (std::is_integral_v<T>) return Json(static_cast<std::int64_t>(v));
   else return Json(static_cast<double>(v));
