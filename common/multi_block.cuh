@@ -128,7 +128,9 @@ class DeviceInput {
   // Checks and times several launchers on the same input, alternating them run by run, so that a
   // change of clock or a neighbour's load touches all of them alike. Each is first checked alone
   // (poisoned result, one launch, compared with the reference) before it is timed; then `warmup`
-  // untimed rounds, then `reps` timed rounds, every timed result checked too.
+  // untimed rounds, then `reps` timed rounds, every timed result checked too. Every other round
+  // runs them in the reverse order, so that none is always first after the host's pause or always
+  // next after the same neighbour: whatever a position costs, each pays it equally often.
   std::vector<RunResult> run_alternating(const std::vector<Contender<T>>& contenders, std::size_t n,
                                          RotatingInput<T>& input, const Reference<T>& ref) {
     const std::size_t count = contenders.size();
@@ -152,7 +154,8 @@ class DeviceInput {
       for (const auto& contender : contenders) contender.launch(input.next(), 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     for (int r = 0; r < options_.reps; ++r)
-      for (std::size_t c = 0; c < count; ++c) {
+      for (std::size_t turn = 0; turn < count; ++turn) {
+        const std::size_t c = r % 2 ? count - 1 - turn : turn;
         const TimingStats one = time_gpu(
             0, 1, [&](cudaStream_t stream) { contenders[c].launch(input.next(), stream); }, [&] { result_.poison(); },
             [&] {

@@ -7,8 +7,8 @@
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
-//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. The
-//    thread's last vectors, fewer than kLoadsInFlight, follow one at a time.
+//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. A
+//    thread's last round, with fewer vectors left than loads, is still one round.
 //  - kOnePass: instead of a second launch over the block results, the last block to finish adds
 //    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
 //    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
@@ -57,7 +57,7 @@ __device__ T wide_partial(const T* input, std::size_t n) {
   // HINT: - kChunked: block b takes vectors [b * chunk, (b + 1) * chunk), chunk = ceil(vectors / gridDim.x),
   // HINT:   its threads striding by blockDim.x; otherwise the whole grid strides over all vectors;
   // HINT: - issue kLoadsInFlight loads into an array (#pragma unroll) before adding any of them;
-  // HINT:   then the thread's last vectors (fewer than kLoadsInFlight) one at a time.
+  // HINT:   in a thread's last round, a load past the end reads vector i again and adds the identity.
   // PLACEHOLDER: return Op::template identity<T>();
   using Vector = typename Lanes<T, kWide>::Vector;
   constexpr int kCount = Lanes<T, kWide>::count;
@@ -82,22 +82,23 @@ __device__ T wide_partial(const T* input, std::size_t n) {
     step = std::size_t(blockDim.x) * gridDim.x;
     end = vectors;
   }
-  std::size_t i = first;
-  for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
+  // Rounds of kLoadsInFlight loads, all issued before the first is added. A thread's last round
+  // may be short: its loads past the end read vector i again (a valid address, already on its way
+  // from memory) and add the identity instead, so that the last vectors, too, cost one trip to
+  // memory, not one each (README, "A path for every size").
+  for (std::size_t i = first; i < end; i += kLoadsInFlight * step) {
     Vector v[kLoadsInFlight];
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = vector[i + k * step];  // all loads issued first
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      const std::size_t at = i + k * step;
+      v[k] = vector[at < end ? at : i];
+    }
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k)
+    for (int k = 0; k < kLoadsInFlight; ++k) {
+      const bool in_range = i + k * step < end;
 #pragma unroll
-      for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
-  }
-  // The last vectors, fewer than kLoadsInFlight, one at a time. (Loading them all at once, as the
-  // loop above does, measured 1.5 % slower at 2^28 on the H200: README, "A path for every size".)
-  for (; i < end; i += step) {
-    const Vector v = vector[i];
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) sum = op(sum, v.lane[j]);
+      for (int j = 0; j < kCount; ++j) sum = op(sum, in_range ? v[k].lane[j] : Op::template identity<T>());
+    }
   }
   const std::size_t tail = head + vectors * kCount;
   if (thread < head) sum = op(sum, input[thread]);
