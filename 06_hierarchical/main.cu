@@ -7,10 +7,6 @@
 using namespace reduction;
 
 struct Hierarchical : ChapterDefaults {
-  static ChapterInfo info() {
-    return multi_block_info("06_hierarchical",
-                            "many blocks, one segment each, joined by atomicAdd");
-  }
   template <typename Op, typename T> static auto variants() { return ch06::variants<T>(); }
 
   template <typename Op, typename T> static void analyze(Analysis<T>& a) {
@@ -39,4 +35,7 @@ struct Hierarchical : ChapterDefaults {
 #ifndef REDUCTION_EXERCISE_UNFINISHED
 #define REDUCTION_EXERCISE_UNFINISHED 0
 #endif
-int main(int argc, char** argv) { return run_chapter<Hierarchical>(argc, argv, REDUCTION_EXERCISE_UNFINISHED); }
+int main(int argc, char** argv) {
+  return run_chapter<Hierarchical>(argc, argv, "06_hierarchical", "many blocks, one segment each, joined by atomicAdd",
+                             REDUCTION_EXERCISE_UNFINISHED);
+}

@@ -9,10 +9,6 @@
 using namespace reduction;
 
 struct Coarsening : ChapterDefaults {
-  static ChapterInfo info() {
-    return multi_block_info("07_coarsening",
-                            "thread coarsening: more elements per thread, fewer blocks");
-  }
   template <typename Op, typename T> static auto variants() { return ch07::variants<T>(); }
 
   static std::string factors() {
@@ -47,4 +43,7 @@ struct Coarsening : ChapterDefaults {
 #ifndef REDUCTION_EXERCISE_UNFINISHED
 #define REDUCTION_EXERCISE_UNFINISHED 0
 #endif
-int main(int argc, char** argv) { return run_chapter<Coarsening>(argc, argv, REDUCTION_EXERCISE_UNFINISHED); }
+int main(int argc, char** argv) {
+  return run_chapter<Coarsening>(argc, argv, "07_coarsening", "thread coarsening: more elements per thread, fewer blocks",
+                                 REDUCTION_EXERCISE_UNFINISHED);
+}

@@ -10,10 +10,6 @@
 using namespace reduction;
 
 struct TwoPass : ChapterDefaults {
-  static ChapterInfo info() {
-    return multi_block_info("08_two_pass",
-                            "two passes: a grid-stride loop, then the block partials combined without atomics");
-  }
   template <typename Op, typename T> static auto variants() { return ch08::variants<T>(); }
 
   // --finish W is the chapter's older spelling of --kernel finish_W, kept as an alias.
@@ -38,4 +34,8 @@ struct TwoPass : ChapterDefaults {
 #ifndef REDUCTION_EXERCISE_UNFINISHED
 #define REDUCTION_EXERCISE_UNFINISHED 0
 #endif
-int main(int argc, char** argv) { return run_chapter<TwoPass>(argc, argv, REDUCTION_EXERCISE_UNFINISHED); }
+int main(int argc, char** argv) {
+  return run_chapter<TwoPass>(argc, argv, "08_two_pass",
+                              "two passes: a grid-stride loop, then the block partials combined without atomics",
+                              REDUCTION_EXERCISE_UNFINISHED);
+}

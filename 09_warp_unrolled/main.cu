@@ -14,9 +14,8 @@
 using namespace reduction;
 
 struct WarpUnrolled : ChapterDefaults {
-  static ChapterInfo info() {
-    ChapterInfo info = multi_block_info(
-        "09_warp_unrolled", "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling");
+  static ChapterInfo info(const std::string& name, const std::string& title) {
+    ChapterInfo info = multi_block_info(name, title);
     info.check_block = power_of_two_block(1, 1024);  // unrolled takes any block; the registry says which need 32
     info.default_n = std::size_t(1) << 28;            // 1 GiB of int: twenty times an H100's L2
     return info;
@@ -40,4 +39,9 @@ struct WarpUnrolled : ChapterDefaults {
 #ifndef REDUCTION_EXERCISE_UNFINISHED
 #define REDUCTION_EXERCISE_UNFINISHED 0
 #endif
-int main(int argc, char** argv) { return run_chapter<WarpUnrolled>(argc, argv, REDUCTION_EXERCISE_UNFINISHED); }
+int main(int argc, char** argv) {
+  return run_chapter<WarpUnrolled>(
+      argc, argv, "09_warp_unrolled",
+      "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling",
+      REDUCTION_EXERCISE_UNFINISHED);
+}
