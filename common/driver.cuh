@@ -10,6 +10,7 @@
 //
 //   struct MyChapter : reduction::ChapterDefaults {
 //     template <typename Op, typename T> static std::vector<reduction::MultiBlockVariant<T>> variants();
+//     static constexpr bool unfinished = my_chapter::unfinished;  // from the kernel header
 //     // optional facts and hooks, see ChapterDefaults
 //   };
 //   int main(int argc, char** argv) { return reduction::run_chapter<MyChapter>(argc, argv, "name", "title"); }
@@ -91,6 +92,9 @@ struct ChapterDefaults {
   // options.rows from an option of its own and times the launch itself (measure<T>(Analysis&),
   // returning its runs); there is no --hot-l2, and no ceiling to measure.
   static constexpr bool has_rows = false;
+  // Built against exercise kernels that are still TODOs (the registry's header says so): the
+  // program says so, and goes on.
+  static constexpr bool unfinished = false;
   static constexpr bool has_ops = false;       // --op sum|max|min (variants<Op, T> for each)
   static constexpr bool has_sizes = false;     // --sizes LIST
   static constexpr bool read_ceiling = false;  // measure the read ceiling too (pct_of_read)
@@ -377,10 +381,9 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
 
 }  // namespace detail
 
-// The program: parses the command line, then runs the chapter on its input. `unfinished`: built
-// against exercise kernels that are still TODOs (the program says so, and goes on).
+// The program: parses the command line, then runs the chapter on its input.
 template <typename Chapter>
-int run_chapter(int argc, char** argv, const std::string& name, const std::string& title, bool unfinished = false) {
+int run_chapter(int argc, char** argv, const std::string& name, const std::string& title) {
   // The options.
   ChapterInfo info = Chapter::info(name, title);
   const auto registry = Chapter::template variants<Sum, int>();
@@ -466,7 +469,7 @@ int run_chapter(int argc, char** argv, const std::string& name, const std::strin
                          " rows of equal length");
       const std::size_t n = data.size() / rows;
       if (auto why = Chapter::check_row_length(n)) throw InputError(source + ": " + *why);
-      if (unfinished)  // said once the options and the input are known to be good
+      if (Chapter::unfinished)  // said once the options and the input are known to be good
         std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
       Report report(info, options);
       report.set_input(data_type_of<T>(), n, source);
