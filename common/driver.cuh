@@ -469,21 +469,26 @@ int run_chapter(int argc, char** argv, const std::string& name, const std::strin
                          " rows of equal length");
       const std::size_t n = data.size() / rows;
       if (auto why = Chapter::check_row_length(n)) throw InputError(source + ": " + *why);
-      if (Chapter::unfinished)  // said once the options and the input are known to be good
-        std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
       Report report(info, options);
       report.set_input(data_type_of<T>(), n, source);
       if (Chapter::has_rows) report.fields().set("rows", rows);
-      if constexpr (Chapter::has_sizes)
-        if (!sizes.empty()) return detail::run_sizes<Chapter, T>(data, options, report, sizes, ops);
-      if constexpr (!Chapter::has_ops)
-        return detail::run_kernels<Chapter, Sum, T>(data, options, report);
-      else
-        return dispatch_op(ops.front(), [&](auto op) {
-          using Op = decltype(op);
-          if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered by --op
-          else return detail::run_kernels<Chapter, Op, T>(data, options, report);
-        });
+      const int status = [&] {
+        if constexpr (Chapter::has_sizes)
+          if (!sizes.empty()) return detail::run_sizes<Chapter, T>(data, options, report, sizes, ops);
+        if constexpr (!Chapter::has_ops)
+          return detail::run_kernels<Chapter, Sum, T>(data, options, report);
+        else
+          return dispatch_op(ops.front(), [&](auto op) {
+            using Op = decltype(op);
+            if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered by --op
+            else return detail::run_kernels<Chapter, Op, T>(data, options, report);
+          });
+      }();
+      // Said after the report, so never beside the one line of a bad input (a sum too large for
+      // its type is found only with the reference).
+      if (Chapter::unfinished)
+        std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+      return status;
     });
   });
 }
