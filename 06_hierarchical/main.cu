@@ -7,11 +7,8 @@
 using namespace reduction;
 
 struct Hierarchical : ChapterDefaults {
-  static ChapterInfo info() {
-    return multi_block_info("06_hierarchical",
-                            "many blocks, one segment each, joined by atomicAdd");
-  }
   template <typename Op, typename T> static auto variants() { return ch06::variants<T>(); }
+  static constexpr bool unfinished = ch06::unfinished;
 
   template <typename Op, typename T> static void analyze(Analysis<T>& a) {
     const std::size_t blocks = ch06::block_count(a.n, a.block), segment = 2 * std::size_t(a.block);
@@ -36,7 +33,6 @@ struct Hierarchical : ChapterDefaults {
   }
 };
 
-#ifndef REDUCTION_EXERCISE_UNFINISHED
-#define REDUCTION_EXERCISE_UNFINISHED 0
-#endif
-int main(int argc, char** argv) { return run_chapter<Hierarchical>(argc, argv, REDUCTION_EXERCISE_UNFINISHED); }
+int main(int argc, char** argv) {
+  return run_chapter<Hierarchical>(argc, argv, "06_hierarchical", "many blocks, one segment each, joined by atomicAdd");
+}

@@ -1,7 +1,9 @@
-// What chapter 08's program explains before its runs: the two passes and the three finishes, then,
-// with a GPU, the grid it chose from the occupancy calculator.
+// Chapter 08 as the driver (common/driver.cuh) runs it: its registry, the --finish alias, and what
+// its program explains before its runs: the two passes and the three finishes, then, with a GPU,
+// the grid it chose from the occupancy calculator.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/driver.cuh"
@@ -9,37 +11,57 @@
 
 namespace ch08 {
 
-template <typename T> void analyze(reduction::Analysis<T>& a) {
-  const int block = a.block;
-  a.text() << "pass 1     a grid of G blocks of " << block << " threads, G chosen from the device; thread g of the grid adds\n"
-           << "           elements g, g + " << block << "G, g + " << 2 * block
-           << "G, ... (a grid-stride loop), the block's tree takes " << reduction::ceil_log2(block) << " steps,\n"
-           << "           and thread 0 stores the block's partial: G partials, no atomics\n"
-           << "finish     combines the G partials (--kernel):\n"
-           << "             finish_cpu     copied to the host, added in a loop, the sum copied back\n"
-           << "             finish_atomic  each block atomicAdds its partial instead of storing it\n"
-           << "             finish_kernel  the same kernel again, with one block, over the partials\n"
-           << "memory     reads each of the " << a.n * sizeof(T) << " input bytes once\n";
-}
+struct TwoPass : reduction::ChapterDefaults {
+  template <typename Op, typename T> static auto variants() { return ch08::variants<T>(); }
+  static constexpr bool unfinished = ch08::unfinished;
 
-template <typename T> void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo& device) {
-  // Both flavours of the kernel use the same resources; the stored one stands for both here.
-  const int block = a.block;
-  const int resident = resident_blocks<Handoff::Store, T>(block);
-  const int grid = grid_size<Handoff::Store, T>(a.n, block);
-  const std::size_t grid_threads = std::size_t(grid) * block;
-  a.text() << "grid       the occupancy calculator fits " << resident / device.sm_count << " blocks of " << block
-           << " threads on a multiprocessor; x " << device.sm_count << " multiprocessors = " << resident << " blocks"
-           << (grid < resident ? "; n needs only " + std::to_string(grid) : std::string()) << ": G = " << grid << "\n"
-           << "           each thread adds up to ceil(n / (G x " << block
-           << ")) = " << (a.n + grid_threads - 1) / grid_threads << " elements in its loop\n"
-           << "indices    " << reduction::index_width_note(a.n - 1 + grid_threads) << "\n";
-  if constexpr (!std::is_integral_v<T>)
-    a.text() << "rounding   each finish is checked against the bound of its own order (column tolerance); cpu and\n"
-                "           kernel add in an order fixed by the code, so their run_spread must be 0; atomic adds\n"
-                "           in the order the blocks finish, which changes from run to run\n";
-  a.fields().set("grid", grid);
-  a.fields().set("resident_blocks", resident);
-}
+  // --finish W is the chapter's older spelling of --kernel finish_W, kept as an alias.
+  inline static std::string finish = "all";
+  static void add_options(reduction::CommandLine& cli, reduction::Options& options) {
+    cli.add_option("--finish", finish, "alias: --finish W is --kernel finish_W (all: each way in turn)",
+                   {"cpu", "atomic", "kernel", "all"});
+    cli.add_check([&options]() -> std::optional<std::string> {
+      if (finish == "all") return std::nullopt;
+      if (options.kernels.size() != ch08::variants<int>().size())
+        return std::string("--finish and --kernel both choose kernels; give one of them");
+      options.kernels = {"finish_" + finish};
+      return std::nullopt;
+    });
+  }
+
+  template <typename Op, typename T> static void analyze(reduction::Analysis<T>& a) {
+    const int block = a.block;
+    a.text() << "pass 1     a grid of G blocks of " << block << " threads, G chosen from the device; thread g of the grid adds\n"
+             << "           elements g, g + " << block << "G, g + " << 2 * block
+             << "G, ... (a grid-stride loop), the block's tree takes " << reduction::ceil_log2(block) << " steps,\n"
+             << "           and thread 0 stores the block's partial: G partials, no atomics\n"
+             << "finish     combines the G partials (--kernel):\n"
+             << "             finish_cpu     copied to the host, added in a loop, the sum copied back\n"
+             << "             finish_atomic  each block atomicAdds its partial instead of storing it\n"
+             << "             finish_kernel  the same kernel again, with one block, over the partials\n"
+             << "memory     reads each of the " << a.n * sizeof(T) << " input bytes once\n";
+  }
+
+  template <typename Op, typename T>
+  static void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo& device) {
+    // Both flavours of the kernel use the same resources; the stored one stands for both here.
+    const int block = a.block;
+    const int resident = resident_blocks<Handoff::Store, T>(block);
+    const int grid = grid_size<Handoff::Store, T>(a.n, block);
+    const std::size_t grid_threads = std::size_t(grid) * block;
+    a.text() << "grid       the occupancy calculator fits " << resident / device.sm_count << " blocks of " << block
+             << " threads on a multiprocessor; x " << device.sm_count << " multiprocessors = " << resident << " blocks"
+             << (grid < resident ? "; n needs only " + std::to_string(grid) : std::string()) << ": G = " << grid << "\n"
+             << "           each thread adds up to ceil(n / (G x " << block
+             << ")) = " << (a.n + grid_threads - 1) / grid_threads << " elements in its loop\n"
+             << "indices    " << reduction::index_width_note(a.n - 1 + grid_threads) << "\n";
+    if constexpr (!std::is_integral_v<T>)
+      a.text() << "rounding   each finish is checked against the bound of its own order (column tolerance); cpu and\n"
+                  "           kernel add in an order fixed by the code, so their run_spread must be 0; atomic adds\n"
+                  "           in the order the blocks finish, which changes from run to run\n";
+    a.fields().set("grid", grid);
+    a.fields().set("resident_blocks", resident);
+  }
+};
 
 }  // namespace ch08

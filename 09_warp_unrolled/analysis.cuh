@@ -1,10 +1,12 @@
-// What chapter 09's program explains around its runs: where each variant's tree steps run for the
-// block size, the plan `fastest` picks for n (one block, or a grid), and after the runs how close
-// `fastest` came to the read ceiling and to the library.
+// Chapter 09 as the driver (common/driver.cuh) runs it: its registry with the operators and --sizes,
+// cub as the baseline, and what its program explains around its runs: where each variant's tree
+// steps run for the block size, the plan `fastest` picks for n (one block, or a grid), and after
+// the runs how close `fastest` came to the read ceiling and to the library.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "common/driver.cuh"
 #include "warp_unrolled.cuh"
@@ -27,75 +29,92 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n, bool
   return std::to_string(plan.grid) + " blocks of " + std::to_string(plan.block) + " threads";
 }
 
-template <typename Op, typename T> void analyze(reduction::Analysis<T>& a) {
-  const std::size_t levels = reduction::ceil_log2(std::size_t(a.block));
-  a.text() << "block      " << a.block << " threads: a tree of " << levels << " steps over the threads' sums\n";
-  if (a.block >= 32) {
-    const std::size_t warp_steps = 6, block_steps = levels > warp_steps ? levels - warp_steps : 0;
-    a.text() << "           warp_volatile, warp_syncwarp: " << block_steps << " steps behind __syncthreads(), then "
-             << warp_steps << " inside warp 0\n"
-             << "           (the tree is padded to 64 values) with no block-wide barrier\n"
-             << "           unrolled: the same steps with " << a.block
-             << " a compile-time constant, so the loops become straight code\n"
-             << "           shuffle: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
-  } else {
-    a.text() << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
+struct WarpUnrolled : reduction::ChapterDefaults {
+  static reduction::ChapterInfo info(const std::string& name, const std::string& title) {
+    reduction::ChapterInfo info = reduction::multi_block_info(name, title);
+    // unrolled takes any block; the registry says which variants need whole warps (32 threads)
+    info.check_block = reduction::power_of_two_block(1, 1024);
+    info.default_n = std::size_t(1) << 28;  // 1 GiB of int: twenty times an H100's L2
+    return info;
   }
-  a.text() << "           fastest and cub choose their own blocks\n"
-           << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
-           << " to read once, the least any kernel must move\n"
-           << "fastest    " << describe_plan<Op, T>(a.n, false) << "\n";
-}
+  template <typename Op, typename T> static auto variants() { return ch09::variants<Op, T>(); }
+  static constexpr bool unfinished = ch09::unfinished;
+  static constexpr bool has_ops = true, has_sizes = true, read_ceiling = true;
+  static constexpr const char* baseline = "cub";
+  static std::vector<std::string> sizes_kernels() { return {"fastest", "cub"}; }
 
-template <typename Op, typename T> void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo&) {
-  if (single_block_threads<T>(a.n) == 0) a.text() << "           here: " << describe_plan<Op, T>(a.n, true) << "\n";
-  const FastestPlan plan = fastest_plan<Op, T>(a.n);
-  reduction::Json plan_json = reduction::Json::object();
-  plan_json.set("path", plan.single_block ? "single_block" : "grid");
-  plan_json.set("block", plan.block);
-  plan_json.set("grid", plan.grid);
-  a.fields().set("fastest_plan", std::move(plan_json));
-}
-
-inline void conclude(reduction::Report& report, const std::vector<reduction::RunResult>& runs) {
-  const reduction::RunResult *fastest = nullptr, *cub = nullptr;
-  for (const auto& r : runs) {
-    if (r.kernel == "fastest") fastest = &r;
-    if (r.kernel == "cub") cub = &r;
+  template <typename Op, typename T> static void analyze(reduction::Analysis<T>& a) {
+    const std::size_t levels = reduction::ceil_log2(std::size_t(a.block));
+    a.text() << "block      " << a.block << " threads: a tree of " << levels << " steps over the threads' sums\n";
+    if (a.block >= 32) {
+      const std::size_t warp_steps = 6, block_steps = levels > warp_steps ? levels - warp_steps : 0;
+      a.text() << "           warp_volatile, warp_syncwarp: " << block_steps << " steps behind __syncthreads(), then "
+               << warp_steps << " inside warp 0\n"
+               << "           (the tree is padded to 64 values) with no block-wide barrier\n"
+               << "           unrolled: the same steps with " << a.block
+               << " a compile-time constant, so the loops become straight code\n"
+               << "           shuffle: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
+    } else {
+      a.text() << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
+    }
+    a.text() << "           fastest and cub choose their own blocks\n"
+             << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
+             << " to read once, the least any kernel must move\n"
+             << "fastest    " << describe_plan<Op, T>(a.n, false) << "\n";
   }
-  char line[256];
-  if (fastest && reduction::column_of(*fastest, "pct_of_read") > 0) {
-    std::snprintf(line, sizeof line, "fastest    %.1f %% of the read ceiling\n", reduction::column_of(*fastest, "pct_of_read"));
-    report.summary() << line;
-    report.fields().set("fastest_pct_of_read", reduction::column_of(*fastest, "pct_of_read"));
-  }
-  if (fastest && cub) {
-    const double ratio = cub->time_ms / fastest->time_ms;
-    std::snprintf(line, sizeof line, "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %zu runs each)\n",
-                  ratio, reduction::format_time(cub->time_ms).c_str(), reduction::format_time(fastest->time_ms).c_str(),
-                  std::size_t(report.options().reps));
-    report.summary() << line;
-    report.fields().set("fastest_vs_cub", ratio);
-  }
-}
 
-// --sizes: the single-block path's thresholds before the rows, and the path of each row.
-template <typename T> void analyze_sizes(std::ostream& text) {
-  using C = FastestChoice;
-  text << "plan       fastest's single-block path for " << reduction::type_name(reduction::data_type_of<T>())
-       << ": the block's threads for n up to";
-  for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
-    text << (threads == C::kSingleBlockMin ? "\n           " : ", ")
-         << std::size_t(threads) * C::kLoadsInFlight * Lanes<T, true>::count << ": " << threads;
-  text << "; beyond, the grid path\n";
-}
+  template <typename Op, typename T> static void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo&) {
+    if (single_block_threads<T>(a.n) == 0) a.text() << "           here: " << describe_plan<Op, T>(a.n, true) << "\n";
+    const FastestPlan plan = fastest_plan<Op, T>(a.n);
+    reduction::Json plan_json = reduction::Json::object();
+    plan_json.set("path", plan.single_block ? "single_block" : "grid");
+    plan_json.set("block", plan.block);
+    plan_json.set("grid", plan.grid);
+    a.fields().set("fastest_plan", std::move(plan_json));
+  }
 
-template <typename Op, typename T> std::string size_row(std::size_t n, reduction::Json& row) {
-  const FastestPlan plan = fastest_plan<Op, T>(n);
-  row.set("path", plan.single_block ? "single_block" : "grid");
-  row.set("block", plan.block);
-  row.set("grid", plan.grid);
-  return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
-}
+  static void conclude(reduction::Report& report, const std::vector<reduction::RunResult>& runs, bool) {
+    const reduction::RunResult *fastest = nullptr, *cub = nullptr;
+    for (const auto& r : runs) {
+      if (r.kernel == "fastest") fastest = &r;
+      if (r.kernel == "cub") cub = &r;
+    }
+    char line[256];
+    if (fastest && reduction::column_of(*fastest, "pct_of_read") > 0) {
+      std::snprintf(line, sizeof line, "fastest    %.1f %% of the read ceiling\n",
+                    reduction::column_of(*fastest, "pct_of_read"));
+      report.summary() << line;
+      report.fields().set("fastest_pct_of_read", reduction::column_of(*fastest, "pct_of_read"));
+    }
+    if (fastest && cub) {
+      const double ratio = cub->time_ms / fastest->time_ms;
+      std::snprintf(line, sizeof line,
+                    "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %zu runs each)\n", ratio,
+                    reduction::format_time(cub->time_ms).c_str(), reduction::format_time(fastest->time_ms).c_str(),
+                    std::size_t(report.options().reps));
+      report.summary() << line;
+      report.fields().set("fastest_vs_cub", ratio);
+    }
+  }
+
+  // --sizes: the single-block path's thresholds before the rows, and the path of each row.
+  template <typename T> static void analyze_sizes(std::ostream& text) {
+    using C = FastestChoice;
+    text << "plan       fastest's single-block path for " << reduction::type_name(reduction::data_type_of<T>())
+         << ": the block's threads for n up to";
+    for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
+      text << (threads == C::kSingleBlockMin ? "\n           " : ", ")
+           << std::size_t(threads) * C::kLoadsInFlight * Lanes<T, true>::count << ": " << threads;
+    text << "; beyond, the grid path\n";
+  }
+
+  template <typename Op, typename T> static std::string size_row(std::size_t n, reduction::Json& row) {
+    const FastestPlan plan = fastest_plan<Op, T>(n);
+    row.set("path", plan.single_block ? "single_block" : "grid");
+    row.set("block", plan.block);
+    row.set("grid", plan.grid);
+    return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
+  }
+};
 
 }  // namespace ch09

@@ -64,6 +64,7 @@ class Report {
   std::ostream& summary() { return summary_; }  // human text after the runs table
   Json& fields() { return fields_; }             // chapter-specific top-level JSON fields
   const Options& options() const { return options_; }
+  const ChapterInfo& info() const { return info_; }
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 

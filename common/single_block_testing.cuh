@@ -192,7 +192,7 @@ void check_rows(const Variant<SingleBlockLaunch<T>>& kernel, bool in_place) {
   }
 }
 
-// Every check above, for one chapter's kernel (its registry entry, common/single_block_program.cuh)
+// Every check above, for one chapter's kernel (its registry entry, common/single_block_chapter.cuh)
 // and its model, in element type T.
 template <typename Kernel, typename Model, typename T>
 void check_kernel() {

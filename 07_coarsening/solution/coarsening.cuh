@@ -116,4 +116,11 @@ std::vector<int> factors_of(std::integer_sequence<int, kFactors...>) {
 // The factor of each variant, in the same order.
 inline std::vector<int> coarse_factors() { return factors_of(CoarseFactors{}); }
 
+// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
+#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it
+constexpr bool unfinished = true;
+#else
+constexpr bool unfinished = false;
+#endif
+
 }  // namespace ch07
