@@ -72,13 +72,11 @@ int main(int argc, char** argv) {
          << " (work / steps)\n"
          << "  ideal speedup       " << m.ideal_speedup << " (n loop steps / tree steps, with unlimited processors)\n"
          << std::defaultfloat;
-    Json model = Json::object();
-    model.set("work", m.work);
-    model.set("steps", m.steps);
-    model.set("peak_parallelism", m.peak_parallelism);
-    model.set("average_parallelism", m.average_parallelism);
-    model.set("ideal_speedup", m.ideal_speedup);
-    report.fields().set("model", model);
+    report.fields().set("model", {{"work", m.work},
+                                  {"steps", m.steps},
+                                  {"peak_parallelism", m.peak_parallelism},
+                                  {"average_parallelism", m.average_parallelism},
+                                  {"ideal_speedup", m.ideal_speedup}});
 
     // 3. Both orders, run and checked, each against the bound of its own depth.
     auto ref = reference_sum(data.data(), n);

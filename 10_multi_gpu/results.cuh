@@ -134,14 +134,12 @@ int report_results(reduction::Report& report, const Loaded<T>& loaded, const Mea
         std::snprintf(line, sizeof line, "%12zu  %12zu  %11.2f  %13.2f  %13.2f  %6llu\n", r.bytes, r.count, r.time_us,
                       r.algbw_gbps, r.busbw_gbps, r.wrong);
         summary << line;
-        Json row = Json::object();
-        row.set("bytes", r.bytes);
-        row.set("count", r.count);
-        row.set("time_us", r.time_us);
-        row.set("algbw_gbps", r.algbw_gbps);
-        row.set("busbw_gbps", r.busbw_gbps);
-        row.set("wrong", static_cast<std::uint64_t>(r.wrong));
-        rows.push(std::move(row));
+        rows.push({{"bytes", r.bytes},
+                   {"count", r.count},
+                   {"time_us", r.time_us},
+                   {"algbw_gbps", r.algbw_gbps},
+                   {"busbw_gbps", r.busbw_gbps},
+                   {"wrong", static_cast<std::uint64_t>(r.wrong)}});
       }
       summary << "           algbw = bytes / time; busbw = algbw x 2 (G - 1) / G, what each GPU's links carried\n"
               << "           each way (0 for one GPU, which sends nothing)\n";

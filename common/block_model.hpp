@@ -246,12 +246,7 @@ inline void print_memory(std::ostream& out, const BlockCounts& c, const char* ty
 
 // "efficiency": {"ops", "warp_steps", "thread_slots", "efficiency"}
 inline Json efficiency_json(const BlockCounts& c) {
-  Json j = Json::object();
-  j.set("ops", c.ops);
-  j.set("warp_steps", c.warp_steps);
-  j.set("thread_slots", c.thread_slots);
-  j.set("efficiency", c.efficiency);
-  return j;
+  return {{"ops", c.ops}, {"warp_steps", c.warp_steps}, {"thread_slots", c.thread_slots}, {"efficiency", c.efficiency}};
 }
 
 inline Json closed_form_json(const ClosedForm& text) {
@@ -284,15 +279,13 @@ inline Json steps_json(const BlockCounts& c) {
 
 // "memory": {"element_bytes", "reads", "writes", "requests", "sectors", "sector_bytes", "used_fraction"}
 inline Json memory_json(const BlockCounts& c) {
-  Json j = Json::object();
-  j.set("element_bytes", c.element_bytes);
-  j.set("reads", c.reads);
-  j.set("writes", c.writes);
-  j.set("requests", c.requests);
-  j.set("sectors", c.sectors);
-  j.set("sector_bytes", kSectorBytes);
-  j.set("used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes));
-  return j;
+  return {{"element_bytes", c.element_bytes},
+          {"reads", c.reads},
+          {"writes", c.writes},
+          {"requests", c.requests},
+          {"sectors", c.sectors},
+          {"sector_bytes", kSectorBytes},
+          {"used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)}};
 }
 
 inline Json launch_json(unsigned threads, std::size_t rows = 1) {

@@ -22,8 +22,8 @@
 // reads the rows, checks that they divide the input, and computes a reference for each row; the
 // chapter's measure() hook times the launch and checks every row.
 //
-// --sizes (chapters with has_sizes) runs the chosen kernels at many sizes instead, alternating
-// them run by run, one row per size.
+// --sizes (chapters with has_sizes, common/size_sweep.cuh) runs the chosen kernels at many sizes
+// instead, alternating them run by run, one row per size.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +42,7 @@
 #include "program.hpp"
 #include "reference.hpp"
 #include "report.hpp"
+#include "size_sweep.cuh"
 #include "sizes.hpp"
 
 namespace reduction {
@@ -122,21 +123,6 @@ struct ChapterDefaults {
 };
 
 namespace detail {
-
-template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
-  return out.str();
-}
-
-// The variants of `all` named in `names`, in the registry's order.
-template <typename Variant>
-std::vector<Variant> chosen_variants(const std::vector<Variant>& all, const std::vector<std::string>& names) {
-  std::vector<Variant> chosen;
-  for (const auto& v : all)
-    if (std::find(names.begin(), names.end(), v.name) != names.end()) chosen.push_back(v);
-  return chosen;
-}
 
 // Puts the reference into the report. It is part of the analysis, so it is there with or without
 // a GPU. A multi-block kernel's float tolerance depends on its own order and is a column of its
@@ -260,125 +246,6 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
   return report.finish();
 }
 
-// --sizes: the chosen kernels at each size, alternating, for each operator.
-template <typename Chapter, typename T>
-int run_sizes(const std::vector<T>& data, const Options& options, Report& report, const std::vector<std::size_t>& sizes,
-              const std::vector<OpKind>& ops) {
-  std::vector<std::string> kernels = options.kernels;
-  auto& text = report.text();
-  text << "sizes      " << sizes.size() << " sizes from " << sizes.front() << " to " << sizes.back() << "; at each, "
-       << join(kernels, " and ") << " reduce the first n elements\n"
-       << "           (the input --n n would make: element i depends only on the seed and i), for "
-       << join([&] {
-            std::vector<std::string> v;
-            for (const OpKind op : ops) v.push_back(op_name(op));
-            return v;
-          }())
-       << ".\n           Each result is checked before it is timed; then they alternate, " << options.reps
-       << " timed runs each,\n           and each reports its median.\n";
-  Chapter::template analyze_sizes<T>(text);
-  Json size_list = Json::array();
-  for (const std::size_t n : sizes) size_list.push(n);
-  report.fields().set("sizes", std::move(size_list));
-
-  DeviceInfo device;
-  if (auto status = open_gpu(report, device)) return *status;
-  DeviceInput<T> input(data, options, device, Chapter::read_ceiling);
-  DeviceScratch scratch_a, scratch_b;  // one each: a kernel's scratch is its own between runs
-  T* result = input.result();
-  const std::string ratio_of = kernels.size() == 2 ? kernels[1] + "'s median time over " + kernels[0] + "'s" : "";
-
-  Json rows = Json::array();
-  std::ostringstream table;
-  std::vector<std::string> below;
-  char line[200];
-  table << "op  " << std::string(12 - 2, ' ') << "n";
-  for (const auto& k : kernels) table << " " << std::string(k.size() < 12 ? 12 - k.size() : 0, ' ') << k;
-  table << (ratio_of.empty() ? "" : "   ratio") << "\n";
-  for (const OpKind op_kind : ops)
-    dispatch_op(op_kind, [&](auto op) {
-      using Op = decltype(op);
-      if constexpr (!std::is_same_v<Op, Product>) {
-        const auto chosen = chosen_variants(Chapter::template variants<Op, T>(), kernels);
-        const auto refs = prefix_references<Op>(data, sizes);
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-          const std::size_t n = sizes[i];
-          RotatingInput<T> rotating = input.rotating(n);
-          std::vector<Contender<T>> contenders;
-          for (std::size_t c = 0; c < chosen.size(); ++c) {
-            const auto& v = chosen[c];
-            DeviceScratch& scratch = c == 0 ? scratch_a : scratch_b;
-            contenders.push_back({v.name,
-                                  [&, v](const T* in, cudaStream_t s) {
-                                    v.launch(in, n, result, options.block, scratch, s);
-                                  },
-                                  v.depth(n, options.block)});
-          }
-          auto runs = input.run_alternating(contenders, n, rotating, refs[i]);
-          Json row = Json::object();
-          row.set("op", Op::name);
-          row.set("n", n);
-          bool correct = true;
-          for (const auto& r : runs) row.set(r.kernel + "_us", r.time_ms * 1e3), correct = correct && r.correct;
-          const double ratio = runs.size() == 2 ? runs[1].time_ms / runs[0].time_ms : 0;
-          if (runs.size() == 2) row.set("ratio", ratio);
-          for (const auto& r : runs) row.set(r.kernel + "_correct", r.correct);
-          const std::string note = Chapter::template size_row<Op, T>(n, row);
-          rows.push(std::move(row));
-          std::snprintf(line, sizeof line, "%-4s %11zu", Op::name, n);
-          table << line;
-          for (const auto& r : runs) {
-            std::snprintf(line, sizeof line, " %12s", format_time(r.time_ms).c_str());
-            table << line;
-          }
-          if (runs.size() == 2) {
-            std::snprintf(line, sizeof line, " %7.3f", ratio);
-            table << line;
-            if (ratio < 1) below.push_back(std::string(Op::name) + " " + std::to_string(n));
-          }
-          table << "  " << note << (correct ? "" : "  WRONG RESULT") << "\n";
-          for (auto& r : runs) {
-            Json extra = Json::object();
-            extra.set("op", Op::name);
-            extra.set("n", n);
-            if (runs.size() == 2) extra.set("vs_" + runs[1].kernel, runs[1].time_ms / r.time_ms);
-            for (const auto& kv : r.extra.items()) extra.set(kv.first, kv.second);
-            r.extra = std::move(extra);
-            report.add_run(std::move(r));
-          }
-        }
-      }
-      return 0;
-    });
-
-  report.fields().set("op", ops.size() == 1 ? Json(op_name(ops[0])) : Json("all"));
-  const Ceilings& c = input.ceilings();
-  report.fields().set("copy_ceiling_gbps", c.copy_gbps);
-  if (c.read.gbps > 0) {
-    report.fields().set("read_ceiling_gbps", c.read.gbps);
-    report.fields().set("read_ceiling_bytes", c.read.bytes);
-  }
-  report.fields().set("sweep", std::move(rows));
-  auto& summary = report.summary();
-  summary << join(kernels, " against ") << ", size by size"
-          << (ratio_of.empty() ? "" : " (ratio: " + ratio_of + ")") << ":\n"
-          << table.str();
-  if (!ratio_of.empty()) {
-    summary << "below 1.00: " << below.size() << " of " << sizes.size() * ops.size() << " rows";
-    for (const auto& b : below) summary << (&b == &below.front() ? ": " : ", ") << b;
-    summary << "\n";
-  }
-  std::snprintf(line, sizeof line, "ceilings   copy %.1f GB/s (bytes read + written)", c.copy_gbps);
-  summary << line;
-  if (c.read.gbps > 0) {
-    std::snprintf(line, sizeof line, ", read %.1f GB/s (%s, %.0f MiB)", c.read.gbps, c.read.shape.c_str(),
-                  c.read.bytes / double(1 << 20));
-    summary << line;
-  }
-  summary << "\n";
-  return report.finish();
-}
-
 }  // namespace detail
 
 // The program: parses the command line, then runs the chapter on its input.
@@ -434,7 +301,7 @@ int run_chapter(int argc, char** argv, const std::string& name, const std::strin
     });
     for (const auto& k : options.kernels)
       if (std::find(offered.begin(), offered.end(), k) != offered.end()) return std::nullopt;
-    return "--op " + op_text + ": the chosen kernels add only; " + detail::join(offered) + " take " + op_text;
+    return "--op " + op_text + ": the chosen kernels add only; " + join(offered) + " take " + op_text;
   });
   std::vector<std::size_t> sizes;
   cli.add_check([&]() -> std::optional<std::string> {

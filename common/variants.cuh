@@ -4,7 +4,11 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpu.cuh"
 
@@ -33,5 +37,21 @@ template <typename Launch> struct Variant {
   bool deterministic;  // same float result on every run (false where atomics set the order)
   int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
 };
+
+// The variants of `all` named in `names`, in the registry's order.
+template <typename Variant>
+std::vector<Variant> chosen_variants(const std::vector<Variant>& all, const std::vector<std::string>& names) {
+  std::vector<Variant> chosen;
+  for (const auto& v : all)
+    if (std::find(names.begin(), names.end(), v.name) != names.end()) chosen.push_back(v);
+  return chosen;
+}
+
+// "a, b, c": names in one line of the report.
+template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
+  return out.str();
+}
 
 }  // namespace reduction
