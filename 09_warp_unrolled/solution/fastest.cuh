@@ -82,24 +82,35 @@ __device__ T wide_partial(const T* input, std::size_t n) {
     step = std::size_t(blockDim.x) * gridDim.x;
     end = vectors;
   }
-  // Rounds of kLoadsInFlight loads, all issued before the first is added. A thread's last round
-  // may be short: its loads past the end read vector i again (a valid address, already on its way
-  // from memory) and add the identity instead, so that the last vectors, too, cost one trip to
-  // memory, not one each (README, "A path for every size").
-  for (std::size_t i = first; i < end; i += kLoadsInFlight * step) {
+  // Rounds of kLoadsInFlight loads, all issued before the first is added.
+  std::size_t i = first;
+  for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
     Vector v[kLoadsInFlight];
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) {
-      const std::size_t at = i + k * step;
-      v[k] = vector[at < end ? at : i];
-    }
+    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = vector[i + k * step];
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) {
-      const bool in_range = i + k * step < end;
+    for (int k = 0; k < kLoadsInFlight; ++k)
 #pragma unroll
-      for (int j = 0; j < kCount; ++j) sum = op(sum, in_range ? v[k].lane[j] : Op::template identity<T>());
-    }
+      for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
   }
+  // The thread's last vectors, fewer than kLoadsInFlight: one round too, not one trip to memory
+  // each. A load past the end reads vector i again (a valid address, already on its way) and its
+  // lanes add the identity. Kept out of the loop above, whose full rounds need no such test.
+  if constexpr (kLoadsInFlight > 1)
+    if (i < end) {
+      Vector v[kLoadsInFlight - 1];
+#pragma unroll
+      for (int k = 0; k < kLoadsInFlight - 1; ++k) {
+        const std::size_t at = i + k * step;
+        v[k] = vector[at < end ? at : i];
+      }
+#pragma unroll
+      for (int k = 0; k < kLoadsInFlight - 1; ++k) {
+        const bool in_range = i + k * step < end;
+#pragma unroll
+        for (int j = 0; j < kCount; ++j) sum = op(sum, in_range ? v[k].lane[j] : Op::template identity<T>());
+      }
+    }
   const std::size_t tail = head + vectors * kCount;
   if (thread < head) sum = op(sum, input[thread]);
   if (thread < n - tail) sum = op(sum, input[tail + thread]);
