@@ -46,23 +46,17 @@ TEST_CASE("rejected sizes: n = 0 and n > 2048, each naming the chapter that take
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 3552 thread slots, not the text's 3040", "[chapter03]") {
-  const auto c = ch03::Model::counts(1024, sizeof(std::int32_t));
-  CHECK(c.threads == 512);
-  // 16 warps. Strides 1 to 32 leave thread 32w of every warp w active (32w is a multiple of the
-  // stride): six steps of 16 warps. Then 8, 4, 2, 1 warps.
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_threads) ==
+  CHECK(tree_steps_column(ch03::Model::counts(1024, 4), &sb::StepCounts::active_threads) ==
         std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
-  sb::testing::check_thread_use(c, {{16, 16, 16, 16, 16, 16, 8, 4, 2, 1}, 1023, 111, 3552});
-  // The text counts five steps with every warp active, one fewer than the kernel has.
-  CHECK(ch03::Model::text_closed_form(1024).thread_slots == std::optional<std::size_t>(3040));
+  // 16 warps. Strides 1 to 32 leave thread 32w of every warp w active (32w is a multiple of the
+  // stride): six steps of 16 warps. Then 8, 4, 2, 1 warps. The text counts five steps with every
+  // warp active, one fewer than the kernel has: 3040 thread slots.
+  sb::testing::check_model_at<ch03::Model>(1024, 512, {{16, 16, 16, 16, 16, 16, 8, 4, 2, 1}, 1023, 111, 3552}, 3040);
 }
 
 TEST_CASE("the model at n = 256: 255 additions in 864 thread slots, not 736", "[chapter03]") {
-  const auto c = ch03::Model::counts(256, sizeof(std::int32_t));
-  CHECK(c.threads == 128);
-  sb::testing::check_thread_use(c, {{4, 4, 4, 4, 4, 4, 2, 1}, 255, 27, 864});
-  CHECK(ch03::Model::text_closed_form(256).thread_slots == std::optional<std::size_t>(736));
-  CHECK_FALSE(ch03::Model::text_closed_form(1000).thread_slots);
+  sb::testing::check_model_at<ch03::Model>(256, 128, {{4, 4, 4, 4, 4, 4, 2, 1}, 255, 27, 864}, 736);
+  CHECK_FALSE(ch03::Model::text_closed_form(1000).thread_slots);  // the text's formula is for powers of two
   CHECK_FALSE(ch03::Model::text_closed_form(32).thread_slots);
 }
 
@@ -125,23 +119,20 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
     // stride 4: 8 owners 64w + 8k: bytes 256w + 32k, one to a sector: 8 sectors.
     // stride 8: 4 owners 64w + 16k, 64 bytes apart: 4 sectors; stride 16: owners 64w and 64w + 32: 2.
     // stride 32 on: one active thread in each active warp: 1 sector.
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
-          std::vector<std::size_t>{8, 8, 8, 4, 2, 1, 1, 1, 1, 1});
-    CHECK(tree_steps_column(c, &sb::StepCounts::min_request_sectors) ==
-          std::vector<std::size_t>{8, 8, 8, 4, 2, 1, 1, 1, 1, 1});
-    // Requests: three for each of the 111 warp-steps, and the result's load and store.
-    CHECK(c.requests == 3 * 111 + 2);
-    // Sectors: 16 warps x 3 x (8 + 8 + 8 + 4 + 2 + 1) for strides 1 to 32, then 3 for each of the
-    // 8 + 4 + 2 + 1 warps of strides 64 to 512, and one each for the result's load and store.
-    CHECK(c.sectors == 16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2);
-    CHECK(c.reads == 2 * 1023 + 1);  // two per addition, and thread 0's final load of data[0]
-    CHECK(c.writes == 1023 + 1);     // one per addition, and the result
+    // Requests: three for each of the 111 warp-steps, and the result's load and store. Sectors:
+    // 16 warps x 3 x (8 + 8 + 8 + 4 + 2 + 1) for strides 1 to 32, then 3 for each of the 8 + 4 + 2
+    // + 1 warps of strides 64 to 512, and one each for the result's load and store. Reads: two per
+    // addition, and thread 0's final load of data[0]; writes: one per addition, and the result.
+    sb::testing::check_memory(c, {{8, 8, 8, 4, 2, 1, 1, 1, 1, 1},
+                                  {8, 8, 8, 4, 2, 1, 1, 1, 1, 1},
+                                  3 * 111 + 2,
+                                  16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2,
+                                  2 * 1023 + 1,
+                                  1023 + 1});
     // Of the sectors' bytes, a thread uses 4: 128 of 256 at stride 1 (half), 64 of 256 at stride 2,
     // then 4 of every 32 (one element per sector).
-    std::vector<double> used;
-    for (const auto& s : c.steps)
-      if (s.adds) used.push_back(sb::used_fraction(s.reads, s.writes, s.sectors, 4));
-    CHECK(used == std::vector<double>{0.5, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125});
+    CHECK(sb::testing::used_per_step(c) ==
+          std::vector<double>{0.5, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125});
     // Over the launch: 12284 bytes loaded or stored, in 1488 + 45 + 2 = 1535 sectors of 32 bytes.
     CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == double(4 * (2047 + 1024)) / double(32 * 1535));
   }

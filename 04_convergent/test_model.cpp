@@ -20,20 +20,14 @@ TEST_CASE("the strides halve from the block size", "[chapter04]") {
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 1152 thread slots", "[chapter04]") {
-  const auto c = ch04::Model::counts(1024, sizeof(std::int32_t));
-  CHECK(c.threads == 512);
-  CHECK(tree_steps_column(c, &sb::StepCounts::active_threads) ==
+  CHECK(tree_steps_column(ch04::Model::counts(1024, 4), &sb::StepCounts::active_threads) ==
         std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
   // Whole warps drop out while the active threads fill them; the last warp then stays for five steps.
-  sb::testing::check_thread_use(c, {{16, 8, 4, 2, 1, 1, 1, 1, 1, 1}, 1023, 36, 1152});
-  CHECK(ch04::Model::text_closed_form(1024).thread_slots == std::optional<std::size_t>(1152));
+  sb::testing::check_model_at<ch04::Model>(1024, 512, {{16, 8, 4, 2, 1, 1, 1, 1, 1, 1}, 1023, 36, 1152}, 1152);
 }
 
 TEST_CASE("the model at n = 256: 255 additions in 384 thread slots", "[chapter04]") {
-  const auto c = ch04::Model::counts(256, sizeof(std::int32_t));
-  CHECK(c.threads == 128);
-  sb::testing::check_thread_use(c, {{4, 2, 1, 1, 1, 1, 1, 1}, 255, 12, 384});
-  CHECK(ch04::Model::text_closed_form(256).thread_slots == std::optional<std::size_t>(384));
+  sb::testing::check_model_at<ch04::Model>(256, 128, {{4, 2, 1, 1, 1, 1, 1, 1}, 255, 12, 384}, 384);
   CHECK_FALSE(ch04::Model::text_closed_form(1000).thread_slots);
 }
 
@@ -45,22 +39,18 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
     // Strides 512 to 32: a full warp, owners 32w to 32w + 31, four sectors, and partners likewise
     // (s is a multiple of 32). Stride 16: owners 0-15, 64 bytes, two sectors (partners 16-31, two).
     // Stride 8: owners 0-7, 32 bytes, one sector. Strides 4, 2, 1: 16, 8, 4 bytes, one sector.
-    CHECK(tree_steps_column(c, &sb::StepCounts::max_request_sectors) ==
-          std::vector<std::size_t>{4, 4, 4, 4, 4, 2, 1, 1, 1, 1});
-    CHECK(tree_steps_column(c, &sb::StepCounts::min_request_sectors) ==
-          std::vector<std::size_t>{4, 4, 4, 4, 4, 2, 1, 1, 1, 1});
-    CHECK(c.requests == 3 * 36 + 2);  // three for each of the 36 warp-steps, and the result
-    // 3 x 4 sectors for each of the 16 + 8 + 4 + 2 + 1 warp-steps of strides 512 to 32, 3 x 2 at
-    // stride 16, 3 x 1 at strides 8, 4, 2 and 1, and the result's two.
-    CHECK(c.sectors == 12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2);
-    CHECK(c.reads == 2 * 1023 + 1);  // as many as chapter 03: two per addition, and the final load
-    CHECK(c.writes == 1023 + 1);
+    // Requests: three for each of the 36 warp-steps, and the result. Sectors: 3 x 4 for each of the
+    // 16 + 8 + 4 + 2 + 1 warp-steps of strides 512 to 32, 3 x 2 at stride 16, 3 x 1 at strides 8,
+    // 4, 2 and 1, and the result's two. Reads and writes: as many as chapter 03's.
+    sb::testing::check_memory(c, {{4, 4, 4, 4, 4, 2, 1, 1, 1, 1},
+                                  {4, 4, 4, 4, 4, 2, 1, 1, 1, 1},
+                                  3 * 36 + 2,
+                                  12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2,
+                                  2 * 1023 + 1,
+                                  1023 + 1});
     // Every byte of every sector used, until the last warp has fewer than 8 active threads: stride 4
     // uses 16 bytes of its sector, stride 2 uses 8, stride 1 uses 4.
-    std::vector<double> used;
-    for (const auto& s : c.steps)
-      if (s.adds) used.push_back(sb::used_fraction(s.reads, s.writes, s.sectors, 4));
-    CHECK(used == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
+    CHECK(sb::testing::used_per_step(c) == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
   }
   SECTION("double at n = 1024: 32 adjacent 8-byte elements are 256 bytes, eight sectors, one request") {
     const auto c = ch04::Model::counts(1024, 8);

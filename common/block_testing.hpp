@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,41 @@ inline void check_thread_use(const BlockCounts& c, const ExpectedThreadUse& expe
   CHECK(c.warp_steps == expected.warp_steps);
   CHECK(c.thread_slots == expected.thread_slots);
   CHECK(c.efficiency == double(expected.ops) / double(expected.thread_slots));
+}
+
+// A launch's global-memory counts, as a chapter's README derives them: the sectors of each step's
+// widest and narrowest request, the requests and sectors of the launch, the elements read and written.
+struct ExpectedMemory {
+  std::vector<std::size_t> max_request_sectors, min_request_sectors;
+  std::size_t requests, sectors, reads, writes;
+};
+
+inline void check_memory(const BlockCounts& c, const ExpectedMemory& expected) {
+  CHECK(tree_steps_column(c, &StepCounts::max_request_sectors) == expected.max_request_sectors);
+  CHECK(tree_steps_column(c, &StepCounts::min_request_sectors) == expected.min_request_sectors);
+  CHECK(c.requests == expected.requests);
+  CHECK(c.sectors == expected.sectors);
+  CHECK(c.reads == expected.reads);
+  CHECK(c.writes == expected.writes);
+}
+
+// The share of its sectors' bytes that each step of the tree uses.
+inline std::vector<double> used_per_step(const BlockCounts& c) {
+  std::vector<double> used;
+  for (const auto& s : c.steps)
+    if (s.adds) used.push_back(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes));
+  return used;
+}
+
+// A chapter's model at n int elements: the block's threads, how they are spent, and the thread
+// slots that the textbook's closed form gives for the same n (nothing where it gives none).
+template <typename Model>
+void check_model_at(std::size_t n, unsigned threads, const ExpectedThreadUse& expected,
+                    std::optional<std::size_t> text_thread_slots) {
+  const BlockCounts c = Model::counts(n, sizeof(std::int32_t));
+  CHECK(c.threads == threads);
+  check_thread_use(c, expected);
+  CHECK(Model::text_closed_form(n).thread_slots == text_thread_slots);
 }
 
 // For every n: n - 1 additions, every operand inside its array (the input's n elements, or the
