@@ -1,9 +1,8 @@
 // Chapter 08 as the driver (common/driver.cuh) runs it: its registry, the --finish alias, and what
-// its program explains before its runs: the two passes and the three finishes, then, with a GPU,
-// the grid it chose from the occupancy calculator.
+// its program explains before its runs: the two passes and the three finishes and, with a GPU, the
+// grid it chose from the occupancy calculator.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "common/driver.cuh"
@@ -16,18 +15,8 @@ struct TwoPass : reduction::ChapterDefaults {
   static constexpr bool unfinished = ch08::unfinished;
 
   // --finish W is the chapter's older spelling of --kernel finish_W, kept as an alias.
-  inline static std::string finish = "all";
-  static void add_options(reduction::CommandLine& cli, reduction::Options& options) {
-    cli.add_option("--finish", finish, "alias: --finish W is --kernel finish_W (all: each way in turn)",
-                   {"cpu", "atomic", "kernel", "all"});
-    cli.add_check([&options]() -> std::optional<std::string> {
-      if (finish == "all") return std::nullopt;
-      if (options.kernels.size() != ch08::variants<int>().size())
-        return std::string("--finish and --kernel both choose kernels; give one of them");
-      options.kernels = {"finish_" + finish};
-      return std::nullopt;
-    });
-  }
+  static constexpr reduction::KernelAlias alias{"--finish", "finish_", "all",
+                                                "alias: --finish W is --kernel finish_W (all: each way in turn)"};
 
   template <typename Op, typename T> static void analyze(reduction::Analysis<T>& a) {
     const int block = a.block;
@@ -40,10 +29,12 @@ struct TwoPass : reduction::ChapterDefaults {
              << "             finish_atomic  each block atomicAdds its partial instead of storing it\n"
              << "             finish_kernel  the same kernel again, with one block, over the partials\n"
              << "memory     reads each of the " << a.n * sizeof(T) << " input bytes once\n";
+    if (a.device) analyze_grid<T>(a, *a.device);
   }
 
-  template <typename Op, typename T>
-  static void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo& device) {
+ private:
+  // The grid, chosen from the occupancy calculator: only a GPU can say it.
+  template <typename T> static void analyze_grid(reduction::Analysis<T>& a, const reduction::DeviceInfo& device) {
     // Both flavours of the kernel use the same resources; the stored one stands for both here.
     const int block = a.block;
     const int resident = resident_blocks<Handoff::Store, T>(block);

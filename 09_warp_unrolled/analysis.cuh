@@ -1,11 +1,13 @@
 // Chapter 09 as the driver (common/driver.cuh) runs it: its registry with the operators and --sizes,
-// cub as the baseline, and what its program explains around its runs: where each variant's tree
-// steps run for the block size, the plan `fastest` picks for n (one block, or a grid), and after
-// the runs how close `fastest` came to the read ceiling and to the library.
+// fastest as the headline and cub as the baseline, and what its program explains before its runs:
+// where each variant's tree steps run for the block size and the plan `fastest` picks for n (one
+// block, or a grid). After the runs the driver says how close `fastest` came to the read ceiling
+// and to the library.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/driver.cuh"
@@ -40,7 +42,7 @@ struct WarpUnrolled : reduction::ChapterDefaults {
   template <typename Op, typename T> static auto variants() { return ch09::variants<Op, T>(); }
   static constexpr bool unfinished = ch09::unfinished;
   static constexpr bool has_ops = true, has_sizes = true, read_ceiling = true;
-  static constexpr const char* baseline = "cub";
+  static constexpr const char* baseline = "cub", *headline = "fastest";
   static std::vector<std::string> sizes_kernels() { return {"fastest", "cub"}; }
 
   template <typename Op, typename T> static void analyze(reduction::Analysis<T>& a) {
@@ -61,44 +63,17 @@ struct WarpUnrolled : reduction::ChapterDefaults {
              << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
              << " to read once, the least any kernel must move\n"
              << "fastest    " << describe_plan<Op, T>(a.n, false) << "\n";
-  }
-
-  template <typename Op, typename T> static void analyze_gpu(reduction::Analysis<T>& a, const reduction::DeviceInfo&) {
+    if (!a.device) return;
     if (single_block_threads<T>(a.n) == 0) a.text() << "           here: " << describe_plan<Op, T>(a.n, true) << "\n";
-    const FastestPlan plan = fastest_plan<Op, T>(a.n);
-    reduction::Json plan_json = reduction::Json::object();
-    plan_json.set("path", plan.single_block ? "single_block" : "grid");
-    plan_json.set("block", plan.block);
-    plan_json.set("grid", plan.grid);
-    a.fields().set("fastest_plan", std::move(plan_json));
+    a.fields().set("fastest_plan", plan_json(fastest_plan<Op, T>(a.n)));
   }
 
-  static void conclude(reduction::Report& report, const std::vector<reduction::RunResult>& runs, bool) {
-    const reduction::RunResult *fastest = nullptr, *cub = nullptr;
-    for (const auto& r : runs) {
-      if (r.kernel == "fastest") fastest = &r;
-      if (r.kernel == "cub") cub = &r;
-    }
-    char line[256];
-    if (fastest && reduction::column_of(*fastest, "pct_of_read") > 0) {
-      std::snprintf(line, sizeof line, "fastest    %.1f %% of the read ceiling\n",
-                    reduction::column_of(*fastest, "pct_of_read"));
-      report.summary() << line;
-      report.fields().set("fastest_pct_of_read", reduction::column_of(*fastest, "pct_of_read"));
-    }
-    if (fastest && cub) {
-      const double ratio = cub->time_ms / fastest->time_ms;
-      std::snprintf(line, sizeof line,
-                    "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %zu runs each)\n", ratio,
-                    reduction::format_time(cub->time_ms).c_str(), reduction::format_time(fastest->time_ms).c_str(),
-                    std::size_t(report.options().reps));
-      report.summary() << line;
-      report.fields().set("fastest_vs_cub", ratio);
-    }
-  }
-
-  // --sizes: the single-block path's thresholds before the rows, and the path of each row.
-  template <typename T> static void analyze_sizes(std::ostream& text) {
+  // --sizes: the single-block path's thresholds before the rows and, with a GPU, the plan of each
+  // row (operator by operator, size by size, the order of the rows).
+  template <typename T>
+  static std::vector<reduction::SizeNote> analyze_sizes(std::ostream& text, const std::vector<std::size_t>& sizes,
+                                                        const std::vector<reduction::OpKind>& ops,
+                                                        const reduction::DeviceInfo* device) {
     using C = FastestChoice;
     text << "plan       fastest's single-block path for " << reduction::type_name(reduction::data_type_of<T>())
          << ": the block's threads for n up to";
@@ -106,14 +81,26 @@ struct WarpUnrolled : reduction::ChapterDefaults {
       text << (threads == C::kSingleBlockMin ? "\n           " : ", ")
            << std::size_t(threads) * C::kLoadsInFlight * Lanes<T, true>::count << ": " << threads;
     text << "; beyond, the grid path\n";
+    std::vector<reduction::SizeNote> notes;
+    if (!device) return notes;
+    for (const reduction::OpKind op : ops)
+      reduction::dispatch_op(op, [&](auto o) {
+        using Op = decltype(o);
+        if constexpr (!std::is_same_v<Op, reduction::Product>) {  // not offered by --op
+          for (const std::size_t n : sizes) {
+            const FastestPlan plan = fastest_plan<Op, T>(n);
+            const std::string text = plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ";
+            notes.push_back({text + std::to_string(plan.block), plan_json(plan)});
+          }
+        }
+        return 0;
+      });
+    return notes;
   }
 
-  template <typename Op, typename T> static std::string size_row(std::size_t n, reduction::Json& row) {
-    const FastestPlan plan = fastest_plan<Op, T>(n);
-    row.set("path", plan.single_block ? "single_block" : "grid");
-    row.set("block", plan.block);
-    row.set("grid", plan.grid);
-    return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
+ private:
+  static reduction::Json plan_json(const FastestPlan& plan) {
+    return {{"path", plan.single_block ? "single_block" : "grid"}, {"block", plan.block}, {"grid", plan.grid}};
   }
 };
 

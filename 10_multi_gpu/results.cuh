@@ -48,8 +48,8 @@ int report_results(reduction::Report& report, const Loaded<T>& loaded, const Mea
   if (processes.rank() == 0) {
     // The CUDA versions as every chapter reports them (open_gpu: a GPU is known to be there, so it
     // only names it), then the device line for all G GPUs in its place.
-    DeviceInfo current;
-    open_gpu(report, current);
+    std::string no_gpu;
+    open_gpu(report, no_gpu);
     report.set_device(loaded.device);
     report.fields().set("nccl_version", loaded.nccl_version);
     report.set_reference(loaded.ref, loaded.tol);

@@ -4,14 +4,18 @@
 //
 // A chapter's main.cu hands run_chapter() a struct that derives from ChapterDefaults and says
 // what is its own: its registry (variants, with the facts the driver enforces: block limits,
-// operators, determinism), the shape of its work and, where it has something to add, the hooks
-// below; the chapter's name and title are data, given with it. What a struct does not define,
-// ChapterDefaults supplies: the facts of a multi-block chapter, and hooks that do nothing.
+// operators, determinism), facts (the shape of its work, an alias of --kernel, a rule that ends a
+// sweep, the variant it set out to build) and one hook, its analysis; the chapter's name and title
+// are data, given with it. What a struct does not define, ChapterDefaults supplies: the facts of a
+// multi-block chapter, and an analysis that says nothing. The driver calls the chapter once, at
+// the analysis; everything after it (the runs' extra columns, when to stop, the conclusion) it
+// does from what the analysis and the facts gave it.
 //
 //   struct MyChapter : reduction::ChapterDefaults {
 //     template <typename Op, typename T> static std::vector<reduction::MultiBlockVariant<T>> variants();
 //     static constexpr bool unfinished = my_chapter::unfinished;  // from the kernel header
-//     // optional facts and hooks, see ChapterDefaults
+//     template <typename Op, typename T> static void analyze(reduction::Analysis<T>&);
+//     // optional facts, see ChapterDefaults
 //   };
 //   int main(int argc, char** argv) { return reduction::run_chapter<MyChapter>(argc, argv, "name", "title"); }
 //
@@ -29,6 +33,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -69,7 +74,7 @@ inline std::string mebibytes(std::size_t bytes) {
   return buf;
 }
 
-// What a chapter's hooks see: the run as the driver has set it up so far.
+// What a chapter's analysis sees, and what it gives the stages after it.
 template <typename T> struct Analysis {
   std::size_t n;     // elements (of each row, in a chapter with rows)
   std::size_t rows;  // 1, but in a chapter with rows (--rows)
@@ -80,9 +85,30 @@ template <typename T> struct Analysis {
   const Reference<T>& ref;                // row 0's: with one row, the whole input's
   Report& report;
   std::vector<std::string> kernels;  // the chosen ones that run, in the registry's order
+  const DeviceInfo* device;          // the GPU the runs will use; null where there is none
+  // Columns of a kernel's own (its grid, its registers): the driver adds them to its run.
+  std::map<std::string, Json> columns;
   std::ostream& text() { return report.text(); }
   Json& fields() { return report.fields(); }
 };
+
+// --coarse F for --kernel coarseF: a chapter's own spelling of --kernel, kept for its exercises'
+// text. The value v names the variant prefix + v; `all`, the default, names every variant.
+struct KernelAlias {
+  const char* flag = nullptr;  // "--coarse"; null: no alias
+  const char* prefix = "";     // "coarse"
+  const char* all = "";        // "0"
+  const char* help = "";
+};
+
+// A sweep (every variant run, in the registry's order) stops at the first variant that is more
+// than `clearly_slower` times the best so far: smaller differences are within the run-to-run noise
+// of a median. The driver then names the best, and says where the sweep stopped and why.
+struct SweepRule {
+  double clearly_slower = 0;  // 0: no rule, every chosen variant runs
+  const char* past_there = "";  // "coarsening costs more than it saves"
+};
+
 
 // The facts and hooks a chapter may define; these defaults are a multi-block chapter's, and the
 // hooks do nothing.
@@ -100,26 +126,27 @@ struct ChapterDefaults {
   static constexpr bool has_sizes = false;     // --sizes LIST
   static constexpr bool read_ceiling = false;  // measure the read ceiling too (pct_of_read)
   static constexpr const char* baseline = "";  // a variant every run is compared with (vs_<name>)
-  // Options of the chapter's own (aliases, ...), registered before parsing.
+  static constexpr KernelAlias alias{};
+  static constexpr SweepRule sweep{};
+  // The variant the chapter set out to build: the conclusion gives its share of the read ceiling
+  // and its throughput over the baseline's (<headline>_pct_of_read, <headline>_vs_<baseline>).
+  static constexpr const char* headline = "";
+  // Options of the shape of work (--rows, --trace), registered before parsing.
   static void add_options(CommandLine&, Options&) {}
   // Why the chapter cannot reduce rows of n elements, asked of the input once it is read and cut
   // into rows (a file's length is known only then); nothing if it can.
   static std::optional<std::string> check_row_length(std::size_t /*n*/) { return std::nullopt; }
-  // The analysis: what the program explains before it needs a GPU.
+  // The analysis: what the program explains before the runs, with what the GPU adds where there
+  // is one (a.device), and the columns each run will carry (a.columns).
   template <typename Op, typename T> static void analyze(Analysis<T>&) {}
-  // What only the GPU can tell (occupancy, the grid it chooses), before the runs.
-  template <typename Op, typename T> static void analyze_gpu(Analysis<T>&, const DeviceInfo&) {}
-  // Columns of the chapter's own for one run.
-  template <typename Op, typename T> static void add_columns(const Analysis<T>&, RunResult&) {}
-  // Whether to go on after these runs (a chapter that sweeps stops once it has its answer).
-  static bool keep_going(const std::vector<RunResult>&, bool /*every_kernel_chosen*/) { return true; }
-  // Lines after the table, from the runs.
-  static void conclude(Report&, const std::vector<RunResult>&, bool /*every_kernel_chosen*/) {}
-  // --sizes: the kernels compared when --kernel is not given (empty: all), the analysis, and the
-  // chapter's fields and column text for one row.
+  // --sizes: the kernels compared when --kernel is not given (empty: all), and the analysis: text
+  // before the rows and, with a GPU, a note for each row (operator by operator, size by size).
   static std::vector<std::string> sizes_kernels() { return {}; }
-  template <typename T> static void analyze_sizes(std::ostream&) {}
-  template <typename Op, typename T> static std::string size_row(std::size_t /*n*/, Json& /*row*/) { return ""; }
+  template <typename T>
+  static std::vector<SizeNote> analyze_sizes(std::ostream&, const std::vector<std::size_t>&, const std::vector<OpKind>&,
+                                             const DeviceInfo*) {
+    return {};
+  }
 };
 
 namespace detail {
@@ -144,6 +171,60 @@ void describe_reference(Report& report, const std::vector<Reference<T>>& refs, s
                          "of its own summation order (column tolerance)");
 }
 
+// The run with the shortest median time.
+inline std::size_t fastest_run(const std::vector<RunResult>& runs) {
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < runs.size(); ++k)
+    if (runs[k].time_ms < runs[best].time_ms) best = k;
+  return best;
+}
+
+// The conclusion the chapter's facts ask for: a sweep's best and where it stopped (SweepRule), and
+// the headline variant's share of the read ceiling and its throughput over the baseline's.
+template <typename Chapter> void conclude(Report& report, const std::vector<RunResult>& runs, bool sweep) {
+  auto& summary = report.summary();
+  char line[256];
+  if (Chapter::sweep.clearly_slower > 0 && !runs.empty()) {
+    const RunResult& winner = runs[fastest_run(runs)];
+    if (runs.size() > 1) {
+      std::snprintf(line, sizeof line, "best       %s: %.1f GB/s, %.1f%% of the copy, %.2fx the throughput of %s\n",
+                    winner.kernel.c_str(), winner.gbps, column_of(winner, "pct_of_copy"), winner.gbps / runs.front().gbps,
+                    runs.front().kernel.c_str());
+      summary << line;
+      const RunResult& last = runs.back();
+      if (sweep && last.time_ms > Chapter::sweep.clearly_slower * winner.time_ms) {
+        std::snprintf(line, sizeof line, "sweep      stopped at %s, %.0f%% slower than %s: past there, %s\n",
+                      last.kernel.c_str(), 100 * (last.time_ms / winner.time_ms - 1), winner.kernel.c_str(),
+                      Chapter::sweep.past_there);
+        summary << line;
+      } else {
+        summary << "sweep      nothing up to " << last.kernel << " was clearly slower than the best so far\n";
+      }
+    }
+    report.fields().set("best", winner.kernel);
+  }
+  const std::string headline = Chapter::headline, baseline = Chapter::baseline;
+  const RunResult *head = nullptr, *base = nullptr;
+  for (const auto& r : runs) {
+    if (r.kernel == headline) head = &r;
+    if (r.kernel == baseline) base = &r;
+  }
+  if (head && column_of(*head, "pct_of_read") > 0) {
+    std::snprintf(line, sizeof line, "%-10s %.1f %% of the read ceiling\n", headline.c_str(),
+                  column_of(*head, "pct_of_read"));
+    summary << line;
+    report.fields().set(headline + "_pct_of_read", column_of(*head, "pct_of_read"));
+  }
+  if (head && base) {
+    const double ratio = base->time_ms / head->time_ms;
+    std::snprintf(line, sizeof line, "%s/%s throughput ratio %.3f (%s %s, %s %s; medians of %zu runs each)\n",
+                  headline.c_str(), baseline.c_str(), ratio, baseline.c_str(), format_time(base->time_ms).c_str(),
+                  headline.c_str(), format_time(head->time_ms).c_str(), std::size_t(report.options().reps));
+    summary << line;
+    report.fields().set(headline + "_vs_" + baseline, ratio);
+  }
+}
+
 // The GPU half of a multi-block chapter: the input on the device with the ceilings measured
 // beside it, then each chosen variant checked and timed (common/multi_block.cuh).
 template <typename Chapter, typename Op, typename T>
@@ -166,9 +247,11 @@ std::vector<RunResult> measure_array(Analysis<T>& a, const DeviceInfo& device,
       run.correct = false;
       report.summary() << v.name << " gave different results on different runs: it should not\n";
     }
-    Chapter::template add_columns<Op, T>(a, run);
+    if (const auto columns = a.columns.find(v.name); columns != a.columns.end())
+      for (const auto& [key, value] : columns->second.items()) run.extra.set(key, value);
     runs.push_back(std::move(run));
-    if (runs.size() < chosen.size() && !Chapter::keep_going(runs, every_kernel_chosen)) {
+    if (runs.size() < chosen.size() && every_kernel_chosen && Chapter::sweep.clearly_slower > 0 &&
+        runs.back().time_ms > Chapter::sweep.clearly_slower * runs[fastest_run(runs)].time_ms) {
       Json not_run = Json::array();  // said in the report, so that a script knows they were not lost
       for (std::size_t k = runs.size(); k < chosen.size(); ++k) not_run.push(chosen[k].name);
       a.fields().set("not_run", std::move(not_run));
@@ -213,8 +296,10 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
                   });
   describe_reference<Chapter>(report, refs, Chapter::has_rows ? available.front().depth(n, block) : 0);
 
-  // The analysis: what the chapter explains before it needs a GPU.
-  Analysis<T> a{n, rows, block, options, data, refs, refs.front(), report, names};
+  // The analysis: what the chapter explains, with the GPU's facts where there is one.
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+  Analysis<T> a{n, rows, block, options, data, refs, refs.front(), report, names, device ? &*device : nullptr, {}};
   if (Chapter::has_ops) {
     a.text() << "operator   " << Op::name << ", identity "
              << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\n";
@@ -227,14 +312,12 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
   if (!Chapter::has_rows) a.fields().set("block", block);  // with rows, the block follows from n
 
   // The GPU, then the measurement and the verification of each run.
-  DeviceInfo device;
-  if (auto status = open_gpu(report, device)) return *status;
-  Chapter::template analyze_gpu<Op, T>(a, device);
+  if (!device) return report.finish_without_gpu(no_gpu);
   std::vector<RunResult> runs;
   if constexpr (Chapter::has_rows)
     runs = Chapter::template measure<T>(a);
   else
-    runs = measure_array<Chapter, Op>(a, device, chosen, chosen.size() == available.size());
+    runs = measure_array<Chapter, Op>(a, *device, chosen, chosen.size() == available.size());
 
   // The report.
   const std::string baseline = Chapter::baseline;
@@ -242,7 +325,7 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
     if (!baseline.empty() && b.kernel == baseline)
       for (auto& r : runs) r.extra.set("vs_" + baseline, b.time_ms / r.time_ms);
   for (const auto& r : runs) report.add_run(r);
-  Chapter::conclude(report, runs, chosen.size() == available.size());
+  conclude<Chapter>(report, runs, chosen.size() == available.size());
   return report.finish();
 }
 
@@ -274,6 +357,21 @@ int run_chapter(int argc, char** argv, const std::string& name, const std::strin
                    "time the kernels at each of these sizes instead, alternating (comma-separated counts, or "
                    "standard: 2^k for k = 0..30, 2^k - 1, 2^k + 1 and 10^k up to 10^9), one row each");
   Chapter::add_options(cli, options);
+  std::string alias_text;
+  if constexpr (Chapter::alias.flag != nullptr) {
+    const std::string flag = Chapter::alias.flag, prefix = Chapter::alias.prefix;
+    alias_text = Chapter::alias.all;
+    std::vector<std::string> values;
+    for (const auto& v : registry) values.push_back(std::string(v.name).substr(prefix.size()));
+    values.push_back(alias_text);
+    cli.add_option(flag, alias_text, Chapter::alias.help, values);
+    cli.add_check([&, flag, prefix]() -> std::optional<std::string> {
+      if (alias_text == Chapter::alias.all) return std::nullopt;
+      if (options.kernels != variant_names(info)) return flag + " and --kernel both choose kernels; give one of them";
+      options.kernels = {prefix + alias_text};
+      return std::nullopt;
+    });
+  }
 
   // The registry's facts, enforced before anything runs.
   cli.add_check([&]() -> std::optional<std::string> {

@@ -13,18 +13,21 @@
 
 namespace reduction {
 
-// Finds the GPU and names it in the report. Without one, prints the report (the analysis needs
-// no GPU) and returns the status 77 for the chapter to return; with one, returns nothing.
-inline std::optional<int> open_gpu(Report& report, DeviceInfo& device) {
+// Finds the GPU and names it in the report. Without one, returns nothing and says why in `why`
+// (the analysis goes on; the report then ends with finish_without_gpu(why)).
+inline std::optional<DeviceInfo> open_gpu(Report& report, std::string& why) {
   GpuStatus status = probe_gpu();
-  if (!status.usable) return report.finish_without_gpu(status.reason);
-  device = current_device();
+  if (!status.usable) {
+    why = status.reason;
+    return std::nullopt;
+  }
+  const DeviceInfo device = current_device();
   report.set_device(device.describe());
   // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
   auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
   report.fields().set("driver_cuda_version", version(device.driver_version));
   report.fields().set("cuda_runtime", version(device.runtime_version));
-  return std::nullopt;
+  return device;
 }
 
 // Checks and times one reduction whose launch(stream) leaves its result in result.data()[0].

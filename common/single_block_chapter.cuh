@@ -129,7 +129,7 @@ struct SingleBlockChapter : ChapterDefaults {
     a.fields().set("launch", launch_json(threads, a.rows));
     a.fields().set("memory", memory_json(counts));
     a.fields().set("steps", steps_json(counts));
-    if (trace && !probe_gpu().usable) show_trace(a, Model::trace(a.data));  // the prediction is all there is
+    if (trace && !a.device) show_trace(a, Model::trace(a.data));  // the prediction is all there is
   }
 
   // The GPU stage: the kernel checked and timed on every row, then every row checked, the input

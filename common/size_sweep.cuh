@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -16,7 +17,15 @@
 #include "report.hpp"
 #include "sizes.hpp"
 
-namespace reduction::detail {
+namespace reduction {
+
+// What a chapter's analysis says of one row (one operator and size), beside its times.
+struct SizeNote {
+  std::string text;  // the row's last column
+  Json fields;       // into the row's JSON
+};
+
+namespace detail {
 
 // --sizes: the chosen kernels at each size, alternating, for each operator.
 template <typename Chapter, typename T>
@@ -34,14 +43,15 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
           }())
        << ".\n           Each result is checked before it is timed; then they alternate, " << options.reps
        << " timed runs each,\n           and each reports its median.\n";
-  Chapter::template analyze_sizes<T>(text);
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+  const std::vector<SizeNote> notes = Chapter::template analyze_sizes<T>(text, sizes, ops, device ? &*device : nullptr);
   Json size_list = Json::array();
   for (const std::size_t n : sizes) size_list.push(n);
   report.fields().set("sizes", std::move(size_list));
 
-  DeviceInfo device;
-  if (auto status = open_gpu(report, device)) return *status;
-  DeviceInput<T> input(data, options, device, Chapter::read_ceiling);
+  if (!device) return report.finish_without_gpu(no_gpu);
+  DeviceInput<T> input(data, options, *device, Chapter::read_ceiling);
   DeviceScratch scratch_a, scratch_b;  // one each: a kernel's scratch is its own between runs
   T* result = input.result();
   const std::string ratio_of = kernels.size() == 2 ? kernels[1] + "'s median time over " + kernels[0] + "'s" : "";
@@ -81,7 +91,9 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
           const double ratio = runs.size() == 2 ? runs[1].time_ms / runs[0].time_ms : 0;
           if (runs.size() == 2) row.set("ratio", ratio);
           for (const auto& r : runs) row.set(r.kernel + "_correct", r.correct);
-          const std::string note = Chapter::template size_row<Op, T>(n, row);
+          const SizeNote* note = rows.size() < notes.size() ? &notes[rows.size()] : nullptr;
+          if (note)
+            for (const auto& [key, value] : note->fields.items()) row.set(key, value);
           rows.push(std::move(row));
           std::snprintf(line, sizeof line, "%-4s %11zu", Op::name, n);
           table << line;
@@ -94,7 +106,7 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
             table << line;
             if (ratio < 1) below.push_back(std::string(Op::name) + " " + std::to_string(n));
           }
-          table << "  " << note << (correct ? "" : "  WRONG RESULT") << "\n";
+          table << "  " << (note ? note->text : "") << (correct ? "" : "  WRONG RESULT") << "\n";
           for (auto& r : runs) {
             Json extra = Json::object();
             extra.set("op", Op::name);
@@ -137,4 +149,5 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
   return report.finish();
 }
 
-}  // namespace reduction::detail
+}  // namespace detail
+}  // namespace reduction
