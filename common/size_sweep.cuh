@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "chapter.cuh"
 #include "measure.cuh"
 #include "multi_block.cuh"
 #include "ops.hpp"
@@ -17,15 +18,7 @@
 #include "report.hpp"
 #include "sizes.hpp"
 
-namespace reduction {
-
-// What a chapter's analysis says of one row (one operator and size), beside its times.
-struct SizeNote {
-  std::string text;  // the row's last column
-  Json fields;       // into the row's JSON
-};
-
-namespace detail {
+namespace reduction::detail {
 
 // --sizes: the chosen kernels at each size, alternating, for each operator.
 template <typename Chapter, typename T>
@@ -149,5 +142,4 @@ int run_sizes(const std::vector<T>& data, const Options& options, Report& report
   return report.finish();
 }
 
-}  // namespace detail
-}  // namespace reduction
+}  // namespace reduction::detail
