@@ -46,8 +46,6 @@ TEST_CASE("rejected sizes: n = 0 and n > 2048, each naming the chapter that take
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 3552 thread slots, not the text's 3040", "[chapter03]") {
-  CHECK(tree_steps_column(ch03::Model::counts(1024, 4), &sb::StepCounts::active_threads) ==
-        std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
   // 16 warps. Strides 1 to 32 leave thread 32w of every warp w active (32w is a multiple of the
   // stride): six steps of 16 warps. Then 8, 4, 2, 1 warps. The text counts five steps with every
   // warp active, one fewer than the kernel has: 3040 thread slots.
@@ -113,7 +111,6 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
   // data[owner]); the store touches the sectors of the owner load, and in these steps the partner
   // load (owners shifted by `stride` elements) touches as many sectors as the owner load.
   SECTION("int: 4 bytes, 8 to a sector") {
-    const auto c = ch03::Model::counts(1024, 4);
     // stride 1: the 32 owners of warp w are 64w, 64w + 2, ..., 64w + 62: 256 bytes, 8 sectors.
     // stride 2: 16 owners 64w + 4k: bytes 256w + 16k, 2 to a sector: 8 sectors.
     // stride 4: 8 owners 64w + 8k: bytes 256w + 32k, one to a sector: 8 sectors.
@@ -121,18 +118,12 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
     // stride 32 on: one active thread in each active warp: 1 sector.
     // Requests: three for each of the 111 warp-steps, and the result's load and store. Sectors:
     // 16 warps x 3 x (8 + 8 + 8 + 4 + 2 + 1) for strides 1 to 32, then 3 for each of the 8 + 4 + 2
-    // + 1 warps of strides 64 to 512, and one each for the result's load and store. Reads: two per
-    // addition, and thread 0's final load of data[0]; writes: one per addition, and the result.
-    sb::testing::check_memory(c, {{8, 8, 8, 4, 2, 1, 1, 1, 1, 1},
-                                  {8, 8, 8, 4, 2, 1, 1, 1, 1, 1},
-                                  3 * 111 + 2,
-                                  16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2,
-                                  2 * 1023 + 1,
-                                  1023 + 1});
-    // Of the sectors' bytes, a thread uses 4: 128 of 256 at stride 1 (half), 64 of 256 at stride 2,
-    // then 4 of every 32 (one element per sector).
-    CHECK(sb::testing::used_per_step(c) ==
-          std::vector<double>{0.5, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125});
+    // + 1 warps of strides 64 to 512, and one each for the result's load and store. Of the sectors'
+    // bytes, a thread uses 4: 128 of 256 at stride 1 (half), 64 of 256 at stride 2, then 4 of every
+    // 32 (one element per sector).
+    const auto c = sb::testing::check_in_place_memory<ch03::Model>(
+        1024, 4, {8, 8, 8, 4, 2, 1, 1, 1, 1, 1}, 3 * 111 + 2, 16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2,
+        {0.5, 0.25, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125});
     // Over the launch: 12284 bytes loaded or stored, in 1488 + 45 + 2 = 1535 sectors of 32 bytes.
     CHECK(sb::used_fraction(c.reads, c.writes, c.sectors, 4) == double(4 * (2047 + 1024)) / double(32 * 1535));
   }

@@ -20,8 +20,6 @@ TEST_CASE("the strides halve from the block size", "[chapter04]") {
 }
 
 TEST_CASE("the model at n = 1024: 1023 additions in 1152 thread slots", "[chapter04]") {
-  CHECK(tree_steps_column(ch04::Model::counts(1024, 4), &sb::StepCounts::active_threads) ==
-        std::vector<std::size_t>{512, 256, 128, 64, 32, 16, 8, 4, 2, 1});
   // Whole warps drop out while the active threads fill them; the last warp then stays for five steps.
   sb::testing::check_model_at<ch04::Model>(1024, 512, {{16, 8, 4, 2, 1, 1, 1, 1, 1, 1}, 1023, 36, 1152}, 1152);
 }
@@ -35,22 +33,16 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
   // Thread t owns element t. At stride s the active threads are 0 to s - 1; every active warp makes
   // three requests a step (load data[owner], load data[partner] = data[owner + s], store data[owner]).
   SECTION("int at n = 1024: 32 adjacent 4-byte elements are 128 bytes, four sectors") {
-    const auto c = ch04::Model::counts(1024, 4);
     // Strides 512 to 32: a full warp, owners 32w to 32w + 31, four sectors, and partners likewise
     // (s is a multiple of 32). Stride 16: owners 0-15, 64 bytes, two sectors (partners 16-31, two).
     // Stride 8: owners 0-7, 32 bytes, one sector. Strides 4, 2, 1: 16, 8, 4 bytes, one sector.
     // Requests: three for each of the 36 warp-steps, and the result. Sectors: 3 x 4 for each of the
     // 16 + 8 + 4 + 2 + 1 warp-steps of strides 512 to 32, 3 x 2 at stride 16, 3 x 1 at strides 8,
-    // 4, 2 and 1, and the result's two. Reads and writes: as many as chapter 03's.
-    sb::testing::check_memory(c, {{4, 4, 4, 4, 4, 2, 1, 1, 1, 1},
-                                  {4, 4, 4, 4, 4, 2, 1, 1, 1, 1},
-                                  3 * 36 + 2,
-                                  12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2,
-                                  2 * 1023 + 1,
-                                  1023 + 1});
-    // Every byte of every sector used, until the last warp has fewer than 8 active threads: stride 4
-    // uses 16 bytes of its sector, stride 2 uses 8, stride 1 uses 4.
-    CHECK(sb::testing::used_per_step(c) == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
+    // 4, 2 and 1, and the result's two. Every byte of every sector used, until the last warp has
+    // fewer than 8 active threads: stride 4 uses 16 bytes of its sector, stride 2 uses 8, stride 1 uses 4.
+    sb::testing::check_in_place_memory<ch04::Model>(1024, 4, {4, 4, 4, 4, 4, 2, 1, 1, 1, 1}, 3 * 36 + 2,
+                                                    12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2,
+                                                    {1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
   }
   SECTION("double at n = 1024: 32 adjacent 8-byte elements are 256 bytes, eight sectors, one request") {
     const auto c = ch04::Model::counts(1024, 8);

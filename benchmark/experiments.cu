@@ -37,26 +37,34 @@ namespace {
 
 constexpr int kWarmup = 3, kReps = 20;
 
-// Chapter 06's kernel (06_hierarchical/solution/hierarchical.cuh), the hand-off a parameter.
-template <bool kAtomic, typename T>
-__global__ void hierarchical_handoff(const T* input, std::size_t n, T* out) {
+// The end of every pass kernel here: the threads' sums meet in shared memory (blockDim.x of them)
+// and chapter 06's tree halves them; thread 0, which made the last addition, gets the block's sum.
+template <typename T> __device__ T block_sum(T sum) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const unsigned t = threadIdx.x;
-  const std::size_t i = 2 * std::size_t(blockDim.x) * blockIdx.x + t;
-  T sum = T(0);
-  if (i < n) sum = input[i];
-  if (i + blockDim.x < n) sum += input[i + blockDim.x];
   partial[t] = sum;
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();
     if (t < stride) partial[t] += partial[t + stride];
   }
+  return t == 0 ? partial[0] : T(0);  // only thread 0 made the last addition
+}
+
+// Chapter 06's kernel (06_hierarchical/solution/hierarchical.cuh), the hand-off a parameter.
+template <bool kAtomic, typename T>
+__global__ void hierarchical_handoff(const T* input, std::size_t n, T* out) {
+  const unsigned t = threadIdx.x;
+  const std::size_t i = 2 * std::size_t(blockDim.x) * blockIdx.x + t;
+  T sum = T(0);
+  if (i < n) sum = input[i];
+  if (i + blockDim.x < n) sum += input[i + blockDim.x];
+  const T block = block_sum(sum);
   if (t == 0) {
     if constexpr (kAtomic)
-      atomicAdd(out, partial[0]);
+      atomicAdd(out, block);
     else
-      out[blockIdx.x] = partial[0];
+      out[blockIdx.x] = block;
   }
 }
 
@@ -65,27 +73,19 @@ __global__ void hierarchical_handoff(const T* input, std::size_t n, T* out) {
 // before it is decided.
 template <typename T>
 __global__ void unroll_pragma_pass(const T* input, std::size_t n, T* out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* partial = reinterpret_cast<T*>(shared_bytes);
   const unsigned t = threadIdx.x;
   const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
   T sum = T(0);
 #pragma unroll 4
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t; i < n; i += grid_threads) sum += input[i];
-  partial[t] = sum;
-  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
-    __syncthreads();
-    if (t < stride) partial[t] += partial[t + stride];
-  }
-  if (t == 0) out[blockIdx.x] = partial[0];
+  const T block = block_sum(sum);
+  if (t == 0) out[blockIdx.x] = block;
 }
 
 // Four loads under one test: all four addresses are known before any value returns, so the
 // four loads leave together. The tail that is not a whole group of four goes one at a time.
 template <typename T>
 __global__ void four_loads_pass(const T* input, std::size_t n, T* out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* partial = reinterpret_cast<T*>(shared_bytes);
   const unsigned t = threadIdx.x;
   const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
@@ -95,12 +95,8 @@ __global__ void four_loads_pass(const T* input, std::size_t n, T* out) {
     sum += (a + b) + (c + d);
   }
   for (; i < n; i += grid_threads) sum += input[i];
-  partial[t] = sum;
-  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
-    __syncthreads();
-    if (t < stride) partial[t] += partial[t + stride];
-  }
-  if (t == 0) out[blockIdx.x] = partial[0];
+  const T block = block_sum(sum);
+  if (t == 0) out[blockIdx.x] = block;
 }
 
 template <typename T, typename Launch>
@@ -177,8 +173,6 @@ void loads_in_flight(std::size_t n, int block) {
 // added into the sum in the order of the plain loop (so the result is bit for bit the plain one).
 template <int K, typename T>
 __global__ void k_loads_pass(const T* input, std::size_t n, T* out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* partial = reinterpret_cast<T*>(shared_bytes);
   const unsigned t = threadIdx.x;
   const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
@@ -191,20 +185,14 @@ __global__ void k_loads_pass(const T* input, std::size_t n, T* out) {
     for (int k = 0; k < K; ++k) sum += v[k];
   }
   for (; i < n; i += grid_threads) sum += input[i];
-  partial[t] = sum;
-  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
-    __syncthreads();
-    if (t < stride) partial[t] += partial[t + stride];
-  }
-  if (t == 0) out[blockIdx.x] = partial[0];
+  const T block = block_sum(sum);
+  if (t == 0) out[blockIdx.x] = block;
 }
 
 // The same, with each block's K loads side by side: block b reads tiles b, b + G, b + 2G, ... of
 // K x blockDim.x consecutive elements, thread t elements t, t + B, ..., t + (K - 1) B of each tile.
 template <int K, typename T>
 __global__ void k_tiles_pass(const T* input, std::size_t n, T* out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* partial = reinterpret_cast<T*>(shared_bytes);
   const unsigned t = threadIdx.x;
   const std::size_t tile = std::size_t(K) * blockDim.x;
   T sum = T(0);
@@ -220,12 +208,8 @@ __global__ void k_tiles_pass(const T* input, std::size_t n, T* out) {
         if (base + k * blockDim.x + t < n) sum += input[base + k * blockDim.x + t];
     }
   }
-  partial[t] = sum;
-  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
-    __syncthreads();
-    if (t < stride) partial[t] += partial[t + stride];
-  }
-  if (t == 0) out[blockIdx.x] = partial[0];
+  const T block = block_sum(sum);
+  if (t == 0) out[blockIdx.x] = block;
 }
 
 // Times one of the pass kernels above (`label`, K loads a thread at a time) at each block size and

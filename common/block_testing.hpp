@@ -88,6 +88,19 @@ inline std::vector<double> used_per_step(const BlockCounts& c) {
   return used;
 }
 
+// The memory counts of an in-place tree (03, 04) at n elements of element_bytes, where each step's
+// requests all touch the same number of sectors (`step_sectors`): the launch's requests and sectors,
+// the share of each step's sector bytes used, and its reads and writes, which follow from the tree
+// (two loads and a store an addition, then thread 0 loads data[0] and stores the result).
+template <typename Model>
+BlockCounts check_in_place_memory(std::size_t n, std::size_t element_bytes, const std::vector<std::size_t>& step_sectors,
+                                  std::size_t requests, std::size_t sectors, const std::vector<double>& used) {
+  const BlockCounts c = Model::counts(n, element_bytes);
+  check_memory(c, {step_sectors, step_sectors, requests, sectors, 2 * (n - 1) + 1, (n - 1) + 1});
+  CHECK(used_per_step(c) == used);
+  return c;
+}
+
 // A chapter's model at n int elements: the block's threads, how they are spent, and the thread
 // slots that the textbook's closed form gives for the same n (nothing where it gives none).
 template <typename Model>
@@ -95,6 +108,11 @@ void check_model_at(std::size_t n, unsigned threads, const ExpectedThreadUse& ex
                     std::optional<std::size_t> text_thread_slots) {
   const BlockCounts c = Model::counts(n, sizeof(std::int32_t));
   CHECK(c.threads == threads);
+  if ((n & (n - 1)) == 0) {  // over a power of two, the active threads are those that add: half as many each step
+    std::vector<std::size_t> halving;
+    for (std::size_t active = threads; active >= 1; active /= 2) halving.push_back(active);
+    CHECK(tree_steps_column(c, &StepCounts::active_threads) == halving);
+  }
   check_thread_use(c, expected);
   CHECK(Model::text_closed_form(n).thread_slots == text_thread_slots);
 }
