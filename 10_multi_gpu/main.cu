@@ -1,7 +1,7 @@
 // Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its own shard with
 // chapter 09's fastest, one NCCL all-reduce of one element adds the G partials; then, for contrast,
 // the all-reduce of whole vectors that data-parallel training does, timed as nccl-tests time it.
-//   10_multi_gpu [--gpus G] [--n N] [--type int|float|double] [--vector-max BYTES] [--json] ...
+//   10_multi_gpu [--gpus G] [--n N] [--type int|float|double] [--vector-max BYTES] [--json] [--list] ...
 //   mpirun -np G 10_multi_gpu_mpi [the same options]     (one process per GPU; built with MPI)
 // One file per stage, in order: command_line.hpp, plan.cuh (the GPUs), analysis.hpp, shards.cuh
 // (shards, reference), measure.cuh and allreduce.cuh (timed, checked), results.cuh (the report).
@@ -35,12 +35,12 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
 
 int main(int argc, char** argv) {
   Processes processes(argc, argv);
-  ChapterInfo info;
-  info.name = "10_multi_gpu";
+  ChapterInfo info{"10_multi_gpu"};
   info.title = "the sum over several GPUs: fastest on each GPU's shard, one NCCL all-reduce of the partials";
   info.default_n = std::size_t(1) << 28;  // 1 GiB of int in all: far past every L2, and it fits any GPU
   info.has_block = false;                 // fastest brings its own block size
-  Options options;
+  info.variants = {variant()};            // --list, --kernel
+  Options options;  // the common options; settings, the chapter's own
   Settings settings;
   if (const auto parsed = parse_options(info, options, settings, processes, argc, argv)) return *parsed;
   bool finished = false;  // false after an exception: that process failed on its own

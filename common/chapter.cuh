@@ -96,12 +96,13 @@ struct SizeNote {
   Json fields;       // into the row's JSON
 };
 
-// The facts and hooks a chapter may define; these defaults are a multi-block chapter's, and the
-// hooks do nothing.
+// The facts a chapter may state and its analysis; these defaults are a multi-block chapter's, and
+// the analysis says nothing. (add_options, check_row_length and measure belong to a shape of work,
+// the rows of common/single_block_chapter.cuh, not to a chapter.)
 struct ChapterDefaults {
   // The chapter's facts for the command line (--block, --n's default and limits, ...).
   static ChapterInfo info(const std::string& name, const std::string& title) { return multi_block_info(name, title); }
-  // Rows of n, one block each, instead of one array (see the top of this file): the chapter sets
+  // Rows of n, one block each, instead of one array (common/driver.cuh): the shape of work sets
   // options.rows from an option of its own and times the launch itself (measure<T>(Analysis&),
   // returning its runs); there is no --hot-l2, and no ceiling to measure.
   static constexpr bool has_rows = false;
@@ -112,8 +113,8 @@ struct ChapterDefaults {
   static constexpr bool has_sizes = false;     // --sizes LIST
   static constexpr bool read_ceiling = false;  // measure the read ceiling too (pct_of_read)
   static constexpr const char* baseline = "";  // a variant every run is compared with (vs_<name>)
-  static constexpr KernelAlias alias{};
-  static constexpr SweepRule sweep{};
+  static constexpr KernelAlias alias{};  // none
+  static constexpr SweepRule sweep{};    // none: every chosen variant runs
   // The variant the chapter set out to build: the conclusion gives its share of the read ceiling
   // and its throughput over the baseline's (<headline>_pct_of_read, <headline>_vs_<baseline>).
   static constexpr const char* headline = "";
