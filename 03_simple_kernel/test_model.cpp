@@ -160,20 +160,16 @@ TEST_CASE("a race within a step is seen: a read of what another thread writes, o
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums stay where their owners are", "[chapter03]") {
-  const auto tr = ch03::Model::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
-  CHECK(tr.threads == 4);
-  sb::testing::check_trace_steps<int>(tr, {{{0, 1, 2, 3}, {4, 1, 7, 0, 5, 1, 9, 3}},
-                                           {{0, 2}, {11, 1, 7, 0, 14, 1, 9, 3}},
-                                           {{0}, {25, 1, 7, 0, 14, 1, 9, 3}}});
-  CHECK(tr.result == 25);
+  sb::testing::check_trace<ch03::Model>({3, 1, 7, 0, 4, 1, 6, 3}, 4,
+                                        {{{0, 1, 2, 3}, {4, 1, 7, 0, 5, 1, 9, 3}},
+                                         {{0, 2}, {11, 1, 7, 0, 14, 1, 9, 3}},
+                                         {{0}, {25, 1, 7, 0, 14, 1, 9, 3}}});
 }
 
 TEST_CASE("the trace of 1 2 3 4 5: the guard skips the partners past the end", "[chapter03]") {
-  const auto tr = ch03::Model::trace(std::vector<int>{1, 2, 3, 4, 5});
-  CHECK(tr.threads == 4);  // n/2 = 2.5 threads, rounded up to a power of two
-  // In step 1, thread 2's partner would be element 5.
-  sb::testing::check_trace_steps<int>(tr, {{{0, 1}, {3, 2, 7, 4, 5}}, {{0}, {10, 2, 7, 4, 5}}, {{0}, {15, 2, 7, 4, 5}}});
-  CHECK(tr.result == 15);
+  // n/2 = 2.5 threads, rounded up to a power of two: 4. In step 1, thread 2's partner would be element 5.
+  sb::testing::check_trace<ch03::Model>({1, 2, 3, 4, 5}, 4,
+                                        {{{0, 1}, {3, 2, 7, 4, 5}}, {{0}, {10, 2, 7, 4, 5}}, {{0}, {15, 2, 7, 4, 5}}});
 }
 
 TEST_CASE("the trace of one element adds nothing", "[chapter03]") {

@@ -71,20 +71,16 @@ TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no 
 }
 
 TEST_CASE("the trace of 3 1 7 0 4 1 6 3: the partial sums gather at the front", "[chapter04]") {
-  const auto tr = ch04::Model::trace(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
-  CHECK(tr.threads == 4);
-  sb::testing::check_trace_steps<int>(tr, {{{0, 1, 2, 3}, {7, 2, 13, 3, 4, 1, 6, 3}},
-                                           {{0, 1}, {20, 5, 13, 3, 4, 1, 6, 3}},
-                                           {{0}, {25, 5, 13, 3, 4, 1, 6, 3}}});
-  CHECK(tr.result == 25);
+  sb::testing::check_trace<ch04::Model>({3, 1, 7, 0, 4, 1, 6, 3}, 4,
+                                        {{{0, 1, 2, 3}, {7, 2, 13, 3, 4, 1, 6, 3}},
+                                         {{0, 1}, {20, 5, 13, 3, 4, 1, 6, 3}},
+                                         {{0}, {25, 5, 13, 3, 4, 1, 6, 3}}});
 }
 
 TEST_CASE("the trace of 1 2 3 4 5: the guard skips the partners past the end", "[chapter04]") {
-  const auto tr = ch04::Model::trace(std::vector<int>{1, 2, 3, 4, 5});
-  CHECK(tr.threads == 4);
   // In step 1, thread 1's partner would be element 5.
-  sb::testing::check_trace_steps<int>(tr, {{{0}, {6, 2, 3, 4, 5}}, {{0, 1}, {9, 6, 3, 4, 5}}, {{0}, {15, 6, 3, 4, 5}}});
-  CHECK(tr.result == 15);
+  sb::testing::check_trace<ch04::Model>({1, 2, 3, 4, 5}, 4,
+                                        {{{0}, {6, 2, 3, 4, 5}}, {{0, 1}, {9, 6, 3, 4, 5}}, {{0}, {15, 6, 3, 4, 5}}});
 }
 
 TEST_CASE("the trace of one element adds nothing", "[chapter04]") {

@@ -41,6 +41,17 @@ void check_trace_steps(const Trace<T>& trace, const ExpectedSteps<T>& expected) 
   }
 }
 
+// A model's trace of a small int input: its block of `threads`, the steps above, and the sum.
+template <typename Model>
+void check_trace(const std::vector<int>& input, unsigned threads, const ExpectedSteps<int>& expected) {
+  const auto trace = Model::trace(input);
+  CHECK(trace.threads == threads);
+  check_trace_steps<int>(trace, expected);
+  int sum = 0;
+  for (int x : input) sum += x;
+  CHECK(trace.result == sum);
+}
+
 // A trace of one element: a single step that adds nothing, and that element as the result.
 template <typename T>
 void check_one_element_trace(const Trace<T>& trace, T element) {
