@@ -85,10 +85,9 @@ struct KernelAlias {
 // than `clearly_slower` times the best so far: smaller differences are within the run-to-run noise
 // of a median. The driver then names the best, and says where the sweep stopped and why.
 struct SweepRule {
-  double clearly_slower = 0;  // 0: no rule, every chosen variant runs
+  double clearly_slower = 0;    // 0: no rule, every chosen variant runs
   const char* past_there = "";  // "coarsening costs more than it saves"
 };
-
 
 // What a chapter's analysis says of one row (one operator and size), beside its times.
 struct SizeNote {

@@ -11,7 +11,7 @@
 // (program.hpp, input.cpp), the reference (reference.hpp), the chapter's analysis (the chapter's
 // one hook: the GPU is looked up just before it, so that it can say what the GPU it will run on
 // adds; nothing runs there yet), the GPU, the measurement and its verification (multi_block.cuh,
-// or the shape of work's own), the conclusion (conclusion.hpp) and the report (report.cpp).
+// or the shape of work's own), the conclusion (conclusion.cuh) and the report (report.cpp).
 //
 // Two shapes of work. A multi-block chapter (06 to 09) reduces one array with blocks of --block
 // threads, timed against ceilings measured in the same run (common/multi_block.cuh). A chapter
@@ -35,7 +35,7 @@
 
 #include "chapter.cuh"
 #include "chapter_options.cuh"
-#include "conclusion.hpp"
+#include "conclusion.cuh"
 #include "measure.cuh"
 #include "multi_block.cuh"
 #include "ops.hpp"
@@ -95,8 +95,7 @@ std::vector<RunResult> measure_array(Analysis<T>& a, const DeviceInfo& device,
     if (const auto columns = a.columns.find(v.name); columns != a.columns.end())
       for (const auto& [key, value] : columns->second.items()) run.extra.set(key, value);
     runs.push_back(std::move(run));
-    if (runs.size() < chosen.size() && every_kernel_chosen && Chapter::sweep.clearly_slower > 0 &&
-        runs.back().time_ms > Chapter::sweep.clearly_slower * runs[fastest_run(runs)].time_ms) {
+    if (runs.size() < chosen.size() && every_kernel_chosen && sweep_stops(Chapter::sweep, runs)) {
       Json not_run = Json::array();  // said in the report, so that a script knows they were not lost
       for (std::size_t k = runs.size(); k < chosen.size(); ++k) not_run.push(chosen[k].name);
       a.fields().set("not_run", std::move(not_run));

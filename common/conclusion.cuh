@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "chapter.cuh"
 #include "report.hpp"
 
 namespace reduction {
@@ -19,6 +20,11 @@ inline std::size_t fastest_run(const std::vector<RunResult>& runs) {
   for (std::size_t k = 1; k < runs.size(); ++k)
     if (runs[k].time_ms < runs[best].time_ms) best = k;
   return best;
+}
+
+// Whether a sweep under `rule` stops after these runs: the last is clearly slower than the best.
+inline bool sweep_stops(const SweepRule& rule, const std::vector<RunResult>& runs) {
+  return rule.clearly_slower > 0 && runs.back().time_ms > rule.clearly_slower * runs[fastest_run(runs)].time_ms;
 }
 
 // The conclusion the chapter's facts ask for: a sweep's best and where it stopped (SweepRule), and
@@ -34,7 +40,7 @@ template <typename Chapter> void conclude(Report& report, const std::vector<RunR
                     runs.front().kernel.c_str());
       summary << line;
       const RunResult& last = runs.back();
-      if (sweep && last.time_ms > Chapter::sweep.clearly_slower * winner.time_ms) {
+      if (sweep && sweep_stops(Chapter::sweep, runs)) {
         std::snprintf(line, sizeof line, "sweep      stopped at %s, %.0f%% slower than %s: past there, %s\n",
                       last.kernel.c_str(), 100 * (last.time_ms / winner.time_ms - 1), winner.kernel.c_str(),
                       Chapter::sweep.past_there);
