@@ -4,8 +4,8 @@
 // GPU gives each factor. After the runs the driver names the best factor and where the sweep stopped.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

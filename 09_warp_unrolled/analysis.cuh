@@ -16,19 +16,21 @@
 namespace ch09 {
 
 // fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
-// how many blocks fit on each): without one, only the rule.
-template <typename Op, typename T> std::string describe_plan(std::size_t n, bool gpu) {
+// how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
+template <typename T> std::string describe_plan(std::size_t n) {
   using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n))
     return "one block of " + std::to_string(threads) + " threads, each loading up to " +
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
-  if (!gpu)
-    return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
-           std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
-           std::to_string(C::kBlock) + " threads, at most " + std::to_string(C::kWaves) +
-           " waves; the last block to finish adds the blocks' results";
-  const FastestPlan plan = fastest_plan<Op, T>(n);
-  return std::to_string(plan.grid) + " blocks of " + std::to_string(plan.block) + " threads";
+  return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
+         std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
+         std::to_string(C::kBlock) + " threads, at most " + std::to_string(C::kWaves) +
+         " waves; the last block to finish adds the blocks' results";
+}
+
+// "528 blocks of 1024", or "1 block of 64": a plan's launch.
+inline std::string launch_of(const FastestPlan& plan) {
+  return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
 }
 
 struct WarpUnrolled : reduction::ChapterDefaults {
@@ -62,10 +64,11 @@ struct WarpUnrolled : reduction::ChapterDefaults {
     a.text() << "           fastest and cub choose their own blocks\n"
              << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
              << " to read once, the least any kernel must move\n"
-             << "fastest    " << describe_plan<Op, T>(a.n, false) << "\n";
+             << "fastest    " << describe_plan<T>(a.n) << "\n";
     if (!a.device) return;
-    if (single_block_threads<T>(a.n) == 0) a.text() << "           here: " << describe_plan<Op, T>(a.n, true) << "\n";
-    a.fields().set("fastest_plan", plan_json(fastest_plan<Op, T>(a.n)));
+    const FastestPlan plan = fastest_plan<Op, T>(a.n);
+    if (!plan.single_block) a.text() << "           here: " << launch_of(plan) << " threads\n";
+    a.fields().set("fastest_plan", plan_json(plan));
   }
 
   // --sizes: the single-block path's thresholds before the rows and, with a GPU, the plan of each
@@ -89,8 +92,7 @@ struct WarpUnrolled : reduction::ChapterDefaults {
         if constexpr (!std::is_same_v<Op, reduction::Product>) {  // not offered by --op
           for (const std::size_t n : sizes) {
             const FastestPlan plan = fastest_plan<Op, T>(n);
-            const std::string text = plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ";
-            notes.push_back({text + std::to_string(plan.block), plan_json(plan)});
+            notes.push_back({launch_of(plan), plan_json(plan)});
           }
         }
         return 0;

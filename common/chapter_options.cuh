@@ -17,13 +17,14 @@
 
 namespace reduction {
 
-// The first stage: the chapter's facts and its registry become options, which are parsed and
-// checked. Returns the status to exit with right away (after --help or --list, or for bad usage),
+// The first stage: the chapter's facts and its registry (into info.variants) become options, which
+// are parsed and checked. Returns the status to exit with right away (after --help or --list, or for bad usage),
 // or nothing to go on with `options`, the operators `ops` and, in the --sizes mode, `sizes`.
 template <typename Chapter>
-std::optional<int> parse_command_line(int argc, char** argv, const ChapterInfo& info, Options& options,
+std::optional<int> parse_command_line(int argc, char** argv, ChapterInfo& info, Options& options,
                                       std::vector<OpKind>& ops, std::vector<std::size_t>& sizes) {
   const auto registry = Chapter::template variants<Sum, int>();
+  for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic});  // --kernel, --list
   std::string op_text = "sum", sizes_text;
   CommandLine cli(info, options);
   if (Chapter::has_ops) {

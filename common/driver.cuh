@@ -74,7 +74,7 @@ void describe_reference(Report& report, const std::vector<Reference<T>>& refs, s
 // beside it, then each chosen variant checked and timed (common/multi_block.cuh).
 template <typename Chapter, typename Op, typename T>
 std::vector<RunResult> measure_array(Analysis<T>& a, const DeviceInfo& device,
-                                     const std::vector<MultiBlockVariant<T>>& chosen, bool every_kernel_chosen) {
+                                     const std::vector<MultiBlockVariant<T>>& chosen, bool sweep) {
   const std::size_t n = a.n;
   const int block = a.block;
   Report& report = a.report;
@@ -95,7 +95,7 @@ std::vector<RunResult> measure_array(Analysis<T>& a, const DeviceInfo& device,
     if (const auto columns = a.columns.find(v.name); columns != a.columns.end())
       for (const auto& [key, value] : columns->second.items()) run.extra.set(key, value);
     runs.push_back(std::move(run));
-    if (runs.size() < chosen.size() && every_kernel_chosen && sweep_stops(Chapter::sweep, runs)) {
+    if (runs.size() < chosen.size() && sweep && sweep_stops(Chapter::sweep, runs)) {
       Json not_run = Json::array();  // said in the report, so that a script knows they were not lost
       for (std::size_t k = runs.size(); k < chosen.size(); ++k) not_run.push(chosen[k].name);
       a.fields().set("not_run", std::move(not_run));
@@ -125,6 +125,7 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
   const int block = options.block;
   const auto available = Chapter::template variants<Op, T>();
   const auto chosen = chosen_variants(available, options.kernels);
+  const bool sweep = chosen.size() == available.size();  // every variant, in the registry's order
   std::vector<std::string> names, skipped, offered;
   for (const auto& v : chosen) names.push_back(v.name);
   for (const auto& v : available) offered.push_back(v.name);
@@ -161,7 +162,7 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
   if constexpr (Chapter::has_rows)
     runs = Chapter::template measure<T>(a);
   else
-    runs = measure_array<Chapter, Op>(a, *device, chosen, chosen.size() == available.size());
+    runs = measure_array<Chapter, Op>(a, *device, chosen, sweep);
 
   // The report.
   const std::string baseline = Chapter::baseline;
@@ -169,7 +170,7 @@ int run_kernels(const std::vector<T>& data, const Options& options, Report& repo
     if (!baseline.empty() && b.kernel == baseline)
       for (auto& r : runs) r.extra.set("vs_" + baseline, b.time_ms / r.time_ms);
   for (const auto& r : runs) report.add_run(r);
-  conclude<Chapter>(report, runs, chosen.size() == available.size());
+  conclude<Chapter>(report, runs, sweep);
   return report.finish();
 }
 
@@ -180,7 +181,6 @@ template <typename Chapter>
 int run_chapter(int argc, char** argv, const std::string& name, const std::string& title) {
   // The options.
   ChapterInfo info = Chapter::info(name, title);
-  for (const auto& v : Chapter::template variants<Sum, int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
   Options options;
   std::vector<OpKind> ops;
   std::vector<std::size_t> sizes;
