@@ -7,7 +7,8 @@
 #     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
 #     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu)
 #     [SMOKE_ARGS --n 1000]        # arguments of the program's own run under ctest
-#     [USAGE_ERRORS "name: args"...]  # more bad usages, each must exit 2 with one line on stderr
+#     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: each must exit 2
+#                                     # with one line on stderr
 #     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), label
 #                                     # sanitize; "racy: args" for a run racecheck must catch
 #
@@ -22,8 +23,8 @@
 # Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
 # `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU.
 # Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
-# label for GPU chapters), bad-usage runs that must exit 2 with one line on stderr, and for GPU
-# chapters a run with the GPU hidden that must print the analysis and exit 77.
+# label for GPU chapters), runs with bad values of its own options that must exit 2 with one line
+# on stderr, and for GPU chapters a run with the GPU hidden that must print the analysis and exit 77.
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 set_property(GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS "")
@@ -90,8 +91,10 @@ function(add_reduction_chapter)
 
   string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
   reduction_add_program_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
-  set(bad_usage "n_not_a_number@--n|abc" "n_negative@--n|-5" "missing_input@--input|${PROJECT_SOURCE_DIR}/common/tests/data/no_such_file.npy"
-                "malformed_npy@--input|${PROJECT_SOURCE_DIR}/common/tests/data/malformed.npy" "unknown_option@--frobnicate")
+  # The shared options (--n abc, --type quad, a missing file, ...) are checked once, in common/
+  # (common/tests/test_options.cpp, and common.fuzz against every program); here only the
+  # chapter's own options.
+  set(bad_usage "")
   foreach(case IN LISTS ARG_USAGE_ERRORS)  # "name: --a 1 --b" -> "name@--a|1|--b"
     string(REGEX REPLACE "^([^:]+): *" "\\1@" case "${case}")
     string(REPLACE " " "|" case "${case}")
@@ -118,7 +121,6 @@ function(add_reduction_chapter)
     set_tests_properties(${chapter}.sanitize PROPERTIES LABELS "${label};gpu;sanitize"
       SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900 RESOURCE_LOCK reduction_gpu)
   endif()
-  reduction_add_program_test(${chapter}.usage.type_quad ${chapter} "--type|quad" 2 ONE_LINE_ERROR LABELS "${label};cpu")
   if(ARG_GPU)
     reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
   endif()
