@@ -29,7 +29,7 @@ using namespace reduction;
 constexpr double kClearlySlower = 1.05;
 
 template <typename T>
-int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
 
 int main(int argc, char** argv) {
   // The options: the shared ones (common/options.hpp), with --block, --hot-l2 and --coarse.
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   // into its exit status: 2 for bad input, 3 for a CUDA error.
   return run_guarded(info.name, [&] {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
-      const int status = reduce(data, source, info, options);
+      const int status = sum_input(data, source, info, options);
       if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
       return status;
     });
@@ -83,7 +83,7 @@ std::string mebibytes(std::size_t bytes) {
 
 // Everything after the input: the reference, the analysis, the runs on the GPU, the report.
 template <typename T>
-int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
   const std::size_t n = data.size(), input_bytes = n * sizeof(T);
   const int block = options.block;
   Report report(info, options);
@@ -153,14 +153,14 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
     // The timing (CUDA events, as chapter 03 writes them out): the median of --reps runs after --warmup,
     // every result checked; the atomics add in a new order every run, so float results differ.
     T lowest = first, highest = first;
-    auto check_timed_run = [&] {
+    auto poison = [&] { result.poison(); };
+    auto check = [&] {
       const T value = result.download_one();
       correct = correct && matches(value, ref, tol);
       lowest = std::min(lowest, value);
       highest = std::max(highest, value);
     };
-    const TimingStats times = time_gpu(
-        options.warmup, options.reps, launch, [&] { result.poison(); }, check_timed_run);
+    const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
 
     RunResult run;
     run.kernel = kernel.name;
