@@ -1,38 +1,182 @@
-// Chapter 06 program: the hierarchical reduction over any n, checked against the CPU reference and
-// timed against a device-to-device copy measured in the same run (common/driver.cuh runs it).
-//   06_hierarchical [--n N] [--type int|float|double] [--block 32..1024] [--input FILE] [--json] [--list]
-#include "common/driver.cuh"
+// Chapter 06 program: the hierarchical reduction of any n. Many blocks each reduce their own
+// segment of the input and atomicAdd joins their partial sums (solution/hierarchical.cuh). The
+// program prints what the launch does, then checks the kernel against the CPU reference and times
+// it against a device-to-device copy measured in the same run.
+//   06_hierarchical [--n N] [--type int|float|double] [--block 32..1024] [--hot-l2] [--input FILE] [--json] [--list]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/gpu.cuh"
+#include "common/measure.cuh"      // open_gpu
+#include "common/multi_block.cuh"  // RotatingInput, copy_ceiling_bytes, describe_ceilings, index_width_note
+#include "common/options.hpp"
+#include "common/program.hpp"
+#include "common/reference.hpp"
+#include "common/report.hpp"
 #include "hierarchical.cuh"
 
 using namespace reduction;
 
-struct Hierarchical : ChapterDefaults {
-  template <typename Op, typename T> static auto variants() { return ch06::variants<T>(); }
-  static constexpr bool unfinished = ch06::unfinished;
-
-  template <typename Op, typename T> static void analyze(Analysis<T>& a) {
-    const std::size_t blocks = ch06::block_count(a.n, a.block), segment = 2 * std::size_t(a.block);
-    a.text() << "launch     " << blocks << " blocks of " << a.block << " threads; block b reduces the elements ["
-             << segment << " b, " << segment << " b + " << segment << ")\n"
-             << "work       each thread adds its 2 elements as it loads them, then the block's tree takes "
-             << ceil_log2(a.block) << " steps,\n"
-             << "           each behind a barrier; thread 0 of each block then adds the partial to the result:\n"
-             << "           " << blocks << " atomicAdds, all on the same address\n"
-             << "memory     reads each of the " << a.n * sizeof(T) << " input bytes once\n"
-             << "indices    " << index_width_note(segment * blocks - 1) << "\n";
-    if constexpr (!std::is_integral_v<T>) {
-      const std::size_t depth = ch06::depth(a.n, a.block);
-      a.text() << "rounding   an element meets at most " << depth << " rounded additions (1 with its pair, "
-               << ceil_log2(a.block) << " in the tree, up to " << blocks - 1 << "\n           atomics): tolerance gamma("
-               << depth << ") x sum|x| = " << static_cast<double>(tolerance(a.ref, depth))
-               << ". The blocks finish in a different\n           order on every run, and so do the atomic additions: "
-                  "run_spread shows how far apart runs came.\n";
-    }
-    a.fields().set("blocks", blocks);
-    a.fields().set("atomic_adds", blocks);
-  }
-};
+template <typename T>
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
 
 int main(int argc, char** argv) {
-  return run_chapter<Hierarchical>(argc, argv, "06_hierarchical", "many blocks, one segment each, joined by atomicAdd");
+  // The options: the shared ones (common/options.hpp), with --block, since the number of blocks now
+  // follows from n and the block size is ours to choose, and --hot-l2.
+  ChapterInfo info;
+  info.name = "06_hierarchical";
+  info.title = "many blocks, one segment each, joined by atomicAdd";
+  info.has_block = true;
+  info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
+  info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
+  info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
+  for (const auto& v : ch06::variants<int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
+  Options options;
+  CommandLine cli(info, options);
+  cli.add_flag("--hot-l2", options.hot_l2,
+               "time small inputs from L2: every run reads the same copy (default: rotate copies, see the report)");
+  if (auto status = cli.parse(argc, argv)) return *status;
+
+  // The input: --n random elements of --type, or the file of --input. run_guarded turns a failure
+  // into its exit status: 2 for bad input, 3 for a CUDA error.
+  return run_guarded(info.name, [&] {
+    return with_input(info, options, [&](const auto& data, const std::string& source) {
+      const int status = sum_input(data, source, info, options);
+      if (ch06::unfinished) std::cerr << info.name << ": the kernel in hierarchical.cuh is not implemented yet\n";
+      return status;
+    });
+  });
+}
+
+// "390.6 KiB", "512.0 MiB": a size in the report.
+std::string mebibytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return text;
+}
+
+// Everything after the input: the reference, the analysis, the runs on the GPU, the report.
+template <typename T>
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
+  const std::size_t n = data.size(), input_bytes = n * sizeof(T);
+  const int block = options.block;
+  Report report(info, options);
+  report.set_input(data_type_of<T>(), n, source);
+
+  // The CPU reference: exact for int; for floats each kernel's order of additions sets its own bound.
+  const Reference<T> ref = reference_sum(data.data(), n);
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value),
+                         "higher-precision CPU sum; each kernel passes within the error bound "
+                         "of its own summation order (column tolerance)");
+
+  // The GPU, found first so that the report names it; the analysis below needs none.
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+
+  // The analysis: the launch, the work of a block, the bytes read, the indices, the rounding.
+  const std::size_t blocks = ch06::block_count(n, block), segment = 2 * std::size_t(block);
+  report.text() << "launch     " << blocks << " blocks of " << block << " threads; block b reduces the elements ["
+                << segment << " b, " << segment << " b + " << segment << ")\n"
+                << "work       each thread adds its 2 elements as it loads them, then the block's tree takes "
+                << ceil_log2(block) << " steps,\n"
+                << "           each behind a barrier; thread 0 of each block then adds the partial to the result:\n"
+                << "           " << blocks << " atomicAdds, all on the same address\n"
+                << "memory     reads each of the " << input_bytes << " input bytes once\n"
+                << "indices    " << index_width_note(segment * blocks - 1) << "\n";
+  if constexpr (!std::is_integral_v<T>) {
+    const std::size_t depth = ch06::depth(n, block);
+    report.text()
+        << "rounding   an element meets at most " << depth << " rounded additions (1 with its pair, "
+        << ceil_log2(block) << " in the tree, up to " << blocks - 1 << "\n           atomics): tolerance gamma("
+        << depth << ") x sum|x| = " << static_cast<double>(tolerance(ref, depth))
+        << ". The blocks finish in a different\n           order on every run, and so do the atomic additions: "
+           "run_spread shows how far apart runs came.\n";
+  }
+  report.fields().set("blocks", blocks);
+  report.fields().set("atomic_adds", blocks);
+  report.fields().set("block", block);
+  if (!device) return report.finish_without_gpu(no_gpu);
+
+  // The ceiling: a device-to-device copy, measured while the memory is still free, of at least
+  // 8 x L2 so that it streams from DRAM. A file's data may still be too large for the GPU.
+  if (auto why = device_room(input_bytes)) throw InputError(*why);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  Ceilings ceilings;
+  ceilings.copy_bytes = copy_ceiling_bytes(input_bytes, device->l2_bytes, free_bytes);
+  if (ceilings.copy_bytes > 0)
+    ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
+
+  // Device memory: the input, uploaded once (and copied, if it fits in L2, so that each run reads
+  // a copy that is not in L2 yet), and the one result every block adds into.
+  const DeviceBuffer<T> input(data);
+  RotatingInput<T> copies(input.data(), n, device->l2_bytes, options.hot_l2);
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;  // in the launchers' signature; this chapter's needs none
+
+  for (const auto& kernel : chosen_variants(ch06::variants<T>(), options.kernels)) {
+    const std::size_t depth = kernel.depth(n, block);
+    const long double tol = tolerance(ref, depth);
+    // The launcher clears the result (cudaMemsetAsync) and launches ceil(n / 2 block) blocks.
+    auto launch = [&](cudaStream_t stream) { kernel.launch(copies.next(), n, result.data(), block, scratch, stream); };
+
+    // One launch on a poisoned result (NaN, or -1 for int); wait, so that a fault shows here; check.
+    result.poison();
+    launch(0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const T first = result.download_one();
+    bool correct = matches(first, ref, tol);
+
+    // The timing (CUDA events, as chapter 03 writes them out): the median of --reps runs after --warmup,
+    // every result checked; the atomics add in a new order every run, so float results differ.
+    T lowest = first, highest = first;
+    auto poison = [&] { result.poison(); };
+    auto check = [&] {
+      const T value = result.download_one();
+      correct = correct && matches(value, ref, tol);
+      lowest = std::min(lowest, value);
+      highest = std::max(highest, value);
+    };
+    const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
+
+    RunResult run;
+    run.kernel = kernel.name;
+    run.result = json_value(first);
+    run.correct = correct;
+    run.unchecked = unchecked_reason(ref, tol, depth);
+    run.time_ms = times.median_ms;
+    run.gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
+    run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (!ref.exact) {
+      run.extra.set("tolerance", static_cast<double>(tol));
+      run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+    }
+    report.add_run(run);
+  }
+
+  // The report: the runs, the ceiling, and whether the input came from L2 or from DRAM.
+  describe_ceilings(report, ceilings);
+  const std::size_t l2 = device->l2_bytes, all_copies = copies.copies() * input_bytes;
+  if (copies.copies() > 1)
+    report.summary() << "L2         the input (" << mebibytes(input_bytes) << ") fits in the " << mebibytes(l2)
+                     << " L2: each run reads the next of " << copies.copies() << " copies of it,\n           "
+                     << (all_copies < l2
+                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
+                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
+  else if (options.hot_l2 && input_bytes < 3 * l2)
+    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
+  report.fields().set("input_copies", copies.copies());
+  return report.finish();
 }

@@ -1,11 +1,226 @@
-// Chapter 07 program: thread coarsening. By default it sweeps the coarsening factors upwards until
-// one is clearly slower than the best so far, and names the best; --kernel coarseF (or the alias
-// --coarse F) runs the factors named. common/driver.cuh runs it; analysis.cuh is the chapter as the
-// driver sees it (its registry, the alias, and what it explains).
-//   07_coarsening [--kernel coarse1,...] [--n N] [--type int|float|double] [--block 32..1024] [--input FILE] [--json]
-#include "analysis.cuh"
+// Chapter 07 program: thread coarsening, one kernel per factor F (solution/coarsening.cuh). It sweeps
+// the factors upwards until one is clearly slower than the best so far and names the best, each run
+// checked against the CPU reference and timed against a copy measured in the same run.
+//   07_coarsening [--coarse F | --kernel coarse1,...] [--n N] [--type T] [--block B] [--hot-l2] [--input FILE] [--json]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis.cuh"  // the factors' table, and with a GPU their registers and resident blocks
+#include "coarsening.cuh"
+#include "common/gpu.cuh"
+#include "common/measure.cuh"      // open_gpu
+#include "common/multi_block.cuh"  // RotatingInput, copy_ceiling_bytes, describe_ceilings, index_width_note
+#include "common/options.hpp"
+#include "common/program.hpp"
+#include "common/reference.hpp"
+#include "common/report.hpp"
+
+using namespace reduction;
+
+// A factor "stops paying" once its time is this much worse than the best so far: smaller
+// differences are within the run-to-run noise of a median.
+constexpr double kClearlySlower = 1.05;
+
+template <typename T>
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
 
 int main(int argc, char** argv) {
-  return reduction::run_chapter<ch07::Coarsening>(argc, argv, "07_coarsening",
-                                                  "thread coarsening: more elements per thread, fewer blocks");
+  // The options: the shared ones (common/options.hpp), with --block, --hot-l2 and --coarse.
+  ChapterInfo info;
+  info.name = "07_coarsening";
+  info.title = "thread coarsening: more elements per thread, fewer blocks";
+  info.has_block = true;
+  info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
+  info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
+  info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
+  for (const auto& v : ch07::variants<int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
+  Options options;
+  CommandLine cli(info, options);
+  cli.add_flag("--hot-l2", options.hot_l2,
+               "time small inputs from L2: every run reads the same copy (default: rotate copies, see the report)");
+  // --coarse F is the chapter's older spelling of --kernel coarseF, kept for the exercises' text.
+  std::string coarse = "0";
+  std::vector<std::string> values;
+  for (int f : ch07::coarse_factors()) values.push_back(std::to_string(f));
+  values.push_back(coarse);
+  cli.add_option("--coarse", coarse,
+                 "alias: --coarse F is --kernel coarseF, F a factor compiled into the program as a template "
+                 "argument; 0 sweeps them all",
+                 values);
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (coarse == "0") return std::nullopt;
+    if (options.kernels != variant_names(info)) return "--coarse and --kernel both choose kernels; give one of them";
+    options.kernels = {"coarse" + coarse};
+    return std::nullopt;
+  });
+  if (auto status = cli.parse(argc, argv)) return *status;
+
+  // The input: --n random elements of --type, or the file of --input. run_guarded turns a failure
+  // into its exit status: 2 for bad input, 3 for a CUDA error.
+  return run_guarded(info.name, [&] {
+    return with_input(info, options, [&](const auto& data, const std::string& source) {
+      const int status = sum_input(data, source, info, options);
+      if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
+      return status;
+    });
+  });
+}
+
+// "390.6 KiB", "512.0 MiB": a size in the report.
+std::string mebibytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return text;
+}
+
+// Everything after the input: the reference, the analysis, the runs on the GPU, the report.
+template <typename T>
+int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
+  const std::size_t n = data.size(), input_bytes = n * sizeof(T);
+  const int block = options.block;
+  Report report(info, options);
+  report.set_input(data_type_of<T>(), n, source);
+
+  // The CPU reference: exact for int; for floats each kernel's order of additions sets its own bound.
+  const Reference<T> ref = reference_sum(data.data(), n);
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value),
+                         "higher-precision CPU sum; each kernel passes within the error bound "
+                         "of its own summation order (column tolerance)");
+
+  // The GPU, found first so that the report names it; the analysis below needs none.
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+
+  // The kernels: those chosen. All of them, in order from factor 1, make a sweep (the stop rule below).
+  const auto available = ch07::variants<T>();
+  const auto chosen = chosen_variants(available, options.kernels);
+  const bool sweep = chosen.size() == available.size();
+
+  // The analysis (analysis.cuh): per factor, its blocks and its share of tree; the GPU's registers.
+  std::vector<int> factors;
+  for (const auto& kernel : chosen) factors.push_back(ch07::factor_of(kernel.name));
+  ch07::describe_factors<T>(report.text(), factors, n, block);
+  std::vector<Occupancy> occupancy;
+  if (device) occupancy = ch07::describe_occupancy<T>(report.text(), *device, factors, n, block);
+  report.fields().set("block", block);
+  if (!device) return report.finish_without_gpu(no_gpu);
+
+  // The ceiling: a device-to-device copy, measured while the memory is still free, of at least
+  // 8 x L2 so that it streams from DRAM. A file's data may still be too large for the GPU.
+  if (auto why = device_room(input_bytes)) throw InputError(*why);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  Ceilings ceilings;
+  ceilings.copy_bytes = copy_ceiling_bytes(input_bytes, device->l2_bytes, free_bytes);
+  if (ceilings.copy_bytes > 0)
+    ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
+
+  // Device memory: the input, uploaded once (and copied, if it fits in L2, so that each run reads
+  // a copy that is not in L2 yet), and the one result every block adds into.
+  const DeviceBuffer<T> input(data);
+  RotatingInput<T> copies(input.data(), n, device->l2_bytes, options.hot_l2);
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;  // in the launchers' signature; this chapter's needs none
+
+  const std::vector<RunResult>& runs = report.runs();
+  std::size_t best = 0;  // the fastest run so far
+  bool stopped = false;
+  for (std::size_t k = 0; k < chosen.size() && !stopped; ++k) {
+    const auto& kernel = chosen[k];
+    const std::size_t depth = kernel.depth(n, block);
+    const long double tol = tolerance(ref, depth);
+    // The launcher clears the result (cudaMemsetAsync) and launches ceil(n / 2F block) blocks.
+    auto launch = [&](cudaStream_t stream) { kernel.launch(copies.next(), n, result.data(), block, scratch, stream); };
+
+    // One launch on a poisoned result (NaN, or -1 for int); wait, so that a fault shows here; check.
+    result.poison();
+    launch(0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const T first = result.download_one();
+    bool correct = matches(first, ref, tol);
+
+    // The timing (CUDA events, as chapter 03 writes them out): the median of --reps runs after --warmup,
+    // every result checked; the atomics add in a new order every run, so float results differ.
+    T lowest = first, highest = first;
+    auto poison = [&] { result.poison(); };
+    auto check = [&] {
+      const T value = result.download_one();
+      correct = correct && matches(value, ref, tol);
+      lowest = std::min(lowest, value);
+      highest = std::max(highest, value);
+    };
+    const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
+
+    RunResult run;
+    run.kernel = kernel.name;
+    run.result = json_value(first);
+    run.correct = correct;
+    run.unchecked = unchecked_reason(ref, tol, depth);
+    run.time_ms = times.median_ms;
+    run.gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
+    run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (!ref.exact) {
+      run.extra.set("tolerance", static_cast<double>(tol));
+      run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+    }
+    run.extra.set("blocks", ch07::block_count(n, block, factors[k]));
+    run.extra.set("registers", occupancy[k].registers_per_thread);
+    run.extra.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
+    report.add_run(run);
+
+    // The stop rule of the sweep: a factor more than kClearlySlower times slower than the best so
+    // far ends it; past there, coarsening costs more than it saves.
+    if (runs[k].time_ms < runs[best].time_ms) best = k;
+    stopped = sweep && runs[k].time_ms > kClearlySlower * runs[best].time_ms;
+  }
+  if (runs.size() < chosen.size()) {  // the sweep stopped: the report names what it did not run
+    Json not_run = Json::array();
+    for (std::size_t k = runs.size(); k < chosen.size(); ++k) not_run.push(chosen[k].name);
+    report.fields().set("not_run", std::move(not_run));
+  }
+
+  // The report: the runs, the ceiling, and whether the input came from L2 or from DRAM.
+  describe_ceilings(report, ceilings);
+  const std::size_t l2 = device->l2_bytes, all_copies = copies.copies() * input_bytes;
+  if (copies.copies() > 1)
+    report.summary() << "L2         the input (" << mebibytes(input_bytes) << ") fits in the " << mebibytes(l2)
+                     << " L2: each run reads the next of " << copies.copies() << " copies of it,\n           "
+                     << (all_copies < l2
+                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
+                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
+  else if (options.hot_l2 && input_bytes < 3 * l2)
+    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
+  report.fields().set("input_copies", copies.copies());
+
+  // The conclusion: the best factor, and where the sweep stopped.
+  const RunResult& winner = runs[best];  // --kernel chooses one kernel at least
+  char line[256];
+  if (runs.size() > 1) {
+    std::snprintf(line, sizeof line, "best       %s: %.1f GB/s, %.1f%% of the copy, %.2fx the throughput of %s\n",
+                  winner.kernel.c_str(), winner.gbps, column_of(winner, "pct_of_copy"), winner.gbps / runs.front().gbps,
+                  runs.front().kernel.c_str());
+    report.summary() << line;
+  }
+  if (stopped) {
+    std::snprintf(line, sizeof line,
+                  "sweep      stopped at %s, %.0f%% slower than %s: past there, coarsening costs more than it saves\n",
+                  runs.back().kernel.c_str(), 100 * (runs.back().time_ms / winner.time_ms - 1), winner.kernel.c_str());
+    report.summary() << line;
+  } else if (sweep) {
+    report.summary() << "sweep      nothing up to " << runs.back().kernel
+                     << " was clearly slower than the best so far\n";
+  }
+  report.fields().set("best", winner.kernel);
+  return report.finish();
 }

@@ -1,18 +1,108 @@
+// Chapter 07's kernels on the GPU, every factor of the registry: every size that cuts a segment
+// short or exactly fills it, at every block size the program takes, in int, float and double; and
+// once, an input past 2^32 elements, where 32-bit indices wrap.
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "coarsening.cuh"
-#include "common/multi_block_testing.cuh"
+#include "common/gpu.cuh"
+#include "common/input.hpp"
+#include "common/parallel.hpp"
+#include "common/reference.hpp"
 #include "common/testing.hpp"
 
 using namespace reduction;
 
-TEMPLATE_TEST_CASE("coarsening: every factor at every edge size and block size", "[chapter07]", std::int32_t, float,
-                   double) {
-  for (std::size_t n : testing::edge_sizes()) testing::check_variants_at(ch07::variants<TestType>(), n);
+namespace {
+
+// Runs every factor's kernel on `input` with blocks of each size in `blocks` and checks every
+// result against `ref`, within the bound of that factor's order of additions. The result is
+// poisoned before each launch, so a kernel that writes nothing fails.
+template <typename T>
+void check_factors(const DeviceBuffer<T>& input, const Reference<T>& ref, const std::vector<int>& blocks) {
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;
+  for (int block : blocks)
+    for (const auto& kernel : ch07::variants<T>()) {
+      INFO(kernel.name << " with blocks of " << block << " threads, n = " << input.size());
+      result.poison();
+      kernel.launch(input.data(), input.size(), result.data(), block, scratch, 0);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CHECK_MATCHES(result.download_one(), ref, tolerance(ref, kernel.depth(input.size(), block)));
+    }
 }
 
-TEST_CASE("coarsening: more than 2^32 elements", "[chapter07][huge]") {
-  testing::check_huge_int_input(ch07::variants<std::int32_t>(), {32, 1024});
+// The same on n fresh random elements of T.
+template <typename T> void check_random_input(std::size_t n, const std::vector<int>& blocks) {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<T> host = generate_input<T>(n, seed);
+  check_factors(DeviceBuffer<T>(host), reference_sum(host.data(), n), blocks);
+}
+
+// generate_input<std::int32_t>'s numbers, made on the GPU by the same function, so that an input
+// of 16 GiB needs neither host memory nor an upload.
+__global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = random_element<std::int32_t>(seed, i, Distribution::Default);
+}
+
+// reference_sum() of those numbers, each made again on the host instead of stored: the low 32 bits
+// of their 64-bit sum, as the GPU's wrapping adds leave them.
+Reference<std::int32_t> streamed_int_reference(std::size_t n, std::uint64_t seed) {
+  const unsigned workers = cpu_workers(n);
+  std::vector<std::uint64_t> partial(workers, 0);
+  parallel_chunks(n, workers, [&](std::size_t begin, std::size_t end, unsigned w) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = begin; i < end; ++i)
+      sum += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
+    partial[w] = sum;
+  });
+  std::uint64_t sum = 0;
+  for (auto p : partial) sum += p;
+  Reference<std::int32_t> ref;
+  ref.value = static_cast<std::int32_t>(static_cast<std::uint32_t>(sum));
+  ref.precise = ref.value;
+  ref.exact = true;
+  return ref;
+}
+
+}  // namespace
+
+// Every --block the program takes.
+const std::vector<int> kAllBlocks = {32, 64, 128, 256, 512, 1024};
+
+TEMPLATE_TEST_CASE("coarsening: every factor at sizes that cut the last segment short, at every block size",
+                   "[chapter07]", std::int32_t, float, double) {
+  // One element, a few, around one segment of chapter 06 (2 x 512), just past 2^20, just below 2^24.
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1023), std::size_t(1024),
+                        std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1})
+    check_random_input<TestType>(n, kAllBlocks);
+}
+
+TEST_CASE("coarsening: every factor on 2^32 + 3 ints, past where int and unsigned indices wrap", "[chapter07][huge]") {
+  const std::size_t n = (std::size_t(1) << 32) + 3;  // 16 GiB
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (n * sizeof(std::int32_t) + (std::size_t(512) << 20) > free_bytes) {
+    WARN("skipped: 2^32 + 3 ints need 16 GiB of device memory and 512 MiB beside them; "
+         << free_bytes / double(1 << 30) << " GiB are free");
+    return;
+  }
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  DeviceBuffer<std::int32_t> input(n);
+  fill_random_ints<<<1024, 256>>>(input.data(), n, seed);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  // The fill made the numbers the reference makes, on both sides of 2^32.
+  for (std::size_t i : {std::size_t(0), (std::size_t(1) << 32) - 1, std::size_t(1) << 32, n - 1})
+    REQUIRE(input.download_one(i) == random_element<std::int32_t>(seed, i, Distribution::Default));
+  // The smallest block makes the most blocks (the largest blockIdx.x), the largest the longest segment.
+  check_factors(input, streamed_int_reference(n, seed), {32, 1024});
 }
 
 TEST_CASE("coarsening: the registry follows the factors", "[chapter07]") {
