@@ -14,9 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/ceilings.cuh"  // the copy ceiling, rotating copies of a small input
 #include "common/gpu.cuh"
-#include "common/measure.cuh"      // open_gpu
-#include "common/multi_block.cuh"  // RotatingInput, copy_ceiling_bytes, describe_ceilings, index_width_note
 #include "common/options.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
@@ -54,14 +53,6 @@ int main(int argc, char** argv) {
       return status;
     });
   });
-}
-
-// "390.6 KiB", "512.0 MiB": a size in the report.
-std::string mebibytes(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
-                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
-  return text;
 }
 
 // Everything after the input: the reference, the analysis, the runs on the GPU, the report.
@@ -168,15 +159,6 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
 
   // The report: the runs, the ceiling, and whether the input came from L2 or from DRAM.
   describe_ceilings(report, ceilings);
-  const std::size_t l2 = device->l2_bytes, all_copies = copies.copies() * input_bytes;
-  if (copies.copies() > 1)
-    report.summary() << "L2         the input (" << mebibytes(input_bytes) << ") fits in the " << mebibytes(l2)
-                     << " L2: each run reads the next of " << copies.copies() << " copies of it,\n           "
-                     << (all_copies < l2
-                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
-                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
-  else if (options.hot_l2 && input_bytes < 3 * l2)
-    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
-  report.fields().set("input_copies", copies.copies());
+  describe_input_copies(report, copies, input_bytes, device->l2_bytes, options.hot_l2);
   return report.finish();
 }

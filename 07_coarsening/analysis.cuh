@@ -14,7 +14,7 @@
 
 #include "coarsening.cuh"
 #include "common/gpu.cuh"
-#include "common/multi_block.cuh"  // index_width_note
+#include "common/ceilings.cuh"  // index_width_note
 #include "common/reference.hpp"
 
 namespace ch07 {

@@ -1,5 +1,5 @@
-// The GPU side of the harness: finding a usable GPU, device memory, the GPU timer and the
-// memory-bandwidth ceiling that later chapters compare themselves with.
+// The GPU side of the toolkit: finding a usable GPU (and naming it in the report), its facts,
+// device memory, the event timer, occupancy, and the copy that later chapters measure a ceiling with.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "report.hpp"
 #include "timer.hpp"
 
 namespace reduction {
@@ -160,5 +161,22 @@ TimingStats time_gpu(int warmup, int reps, const std::function<void(cudaStream_t
 // The ceiling for memory-bound kernels: a device-to-device copy of `bytes`, timed like a kernel,
 // counting the bytes read plus the bytes written. Reported in GB/s.
 double measure_copy_ceiling_gbps(std::size_t bytes, int warmup = 3, int reps = 20);
+
+// Finds the GPU and names it in the report. Without one, returns nothing and says why in `why`
+// (the analysis goes on; the report then ends with finish_without_gpu(why)).
+inline std::optional<DeviceInfo> open_gpu(Report& report, std::string& why) {
+  GpuStatus status = probe_gpu();
+  if (!status.usable) {
+    why = status.reason;
+    return std::nullopt;
+  }
+  const DeviceInfo device = current_device();
+  report.set_device(device.describe());
+  // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  report.fields().set("driver_cuda_version", version(device.driver_version));
+  report.fields().set("cuda_runtime", version(device.runtime_version));
+  return device;
+}
 
 }  // namespace reduction

@@ -13,23 +13,6 @@
 
 namespace reduction {
 
-// Finds the GPU and names it in the report. Without one, returns nothing and says why in `why`
-// (the analysis goes on; the report then ends with finish_without_gpu(why)).
-inline std::optional<DeviceInfo> open_gpu(Report& report, std::string& why) {
-  GpuStatus status = probe_gpu();
-  if (!status.usable) {
-    why = status.reason;
-    return std::nullopt;
-  }
-  const DeviceInfo device = current_device();
-  report.set_device(device.describe());
-  // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
-  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  report.fields().set("driver_cuda_version", version(device.driver_version));
-  report.fields().set("cuda_runtime", version(device.runtime_version));
-  return device;
-}
-
 // Checks and times one reduction whose launch(stream) leaves its result in result.data()[0].
 //  - The result slot is poisoned before the first run, which is checked against the reference.
 //  - Then warm-up and timed runs (prepare() before each, outside the timing); every timed run's
