@@ -4,7 +4,8 @@
 // averaged over the processes; then a check of every element of the result. Its vectors are as
 // large as --vector-max and the GPUs' free memory allow. Then what the report says about it: the
 // table as nccl-tests prints it, the links' vendor peak, which GPUs reach each other directly, and
-// how to see NCCL's choice of algorithm.
+// how to see NCCL's choice of algorithm. And the room on each GPU, for a shard (check_room) and for
+// the sweep's vectors beside it (vector_room).
 //
 // `gpus` is the program's list of this process's GPUs (main.cu): each element points to a GPU
 // with `device`, `rank`, `comm` and `stream`.

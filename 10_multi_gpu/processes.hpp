@@ -4,7 +4,9 @@
 //  - 10_multi_gpu_mpi: mpirun starts one process per GPU, on one machine or several
 //    (processes_mpi.cpp: MPI carries what the processes tell each other outside NCCL).
 // What they tell each other is little: NCCL's unique id, from rank 0 to every rank, before NCCL
-// exists; and, for the report, a few numbers from every rank. NCCL moves the data itself.
+// exists; the references of their parts; whether their machine can run them; and, for the report,
+// a few numbers and names from every rank. NCCL moves the data itself. Under mpirun only rank 0
+// speaks (QuietUnless), and every rank agrees on the outcome, so all exit with the same status.
 #pragma once
 
 #include <cstddef>
