@@ -1,16 +1,22 @@
-// What chapter 10's program explains before it needs a GPU: how the array is split over the G
-// GPUs, what each GPU reads and what the GPUs exchange, how far a float sum may round, and how the
-// processes that drive the GPUs find each other. It needs only n, the type and G (0 when the
-// number of GPUs is not known: every visible GPU, and none visible), so it is printed even on a
-// machine without a GPU, before the run stops there.
+// What chapter 10's program explains. Before it needs a GPU (analyze): how the array is split over
+// the G GPUs, what each GPU reads and what the GPUs exchange, how far a float sum may round, and
+// how the processes that drive the GPUs find each other. It needs only n, the type and G (0 when
+// the number of GPUs is not known: every visible GPU, and none visible), so it is printed even on
+// a machine without a GPU, before the run stops there. After the runs (report_scaling): each GPU
+// alone and the sum over G GPUs as rows of the runs table, and how close G GPUs came to G times one.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "common/json.hpp"
+#include "common/reference.hpp"
 #include "common/report.hpp"
+#include "common/timer.hpp"
 #include "common/types.hpp"
 #include "processes.hpp"
 #include "sharding.hpp"
@@ -100,6 +106,104 @@ void analyze(reduction::Report& report, std::size_t n, int gpus, const Processes
   report.fields().set("gpus", gpus_known);
   if (gpus_known > 0) report.fields().set("elements_per_gpu", largest_shard(n, gpus_known));
   report.fields().set("exchange_bytes_per_gpu", sizeof(T));
+}
+
+constexpr double kGoalEfficiency = 0.95;  // the goal: G GPUs at 95 % of G x one GPU
+
+// The GPUs in one line: "2 x <GPU 0>", or that they differ. names: every GPU's, in rank order.
+inline std::string describe_gpus(const std::vector<std::string>& names, int gpus) {
+  const bool same = std::all_of(names.begin(), names.end(), [&](const std::string& s) { return s == names.front(); });
+  if (gpus == 1) return names.front();
+  return same ? std::to_string(gpus) + " x " + names.front() : "mixed GPUs, GPU 0: " + names.front();
+}
+
+// One GPU alone on its shard, as its process measured it (gathered to rank 0 as bytes).
+struct AloneRun {
+  double time_ms = 0, gbps = 0, result = 0;
+  int correct = 0, device = 0;
+  std::size_t count = 0;
+};
+
+// What the sum over G GPUs measured, agreed over every process.
+struct Scaling {
+  std::vector<AloneRun> alone;             // each GPU alone, in rank order
+  double init_ms = 0, first_ms = 0;        // the communicators' set-up, the first sum
+  std::vector<double> sum_ms, combine_ms;  // each timed sum: its slowest GPU's time, and the combine's share
+  double total = 0;                        // the last sum's total, on GPU 0
+  bool correct = true;                     // every sum on every GPU matched the reference
+};
+
+// The runs table (each GPU alone, then the sum over G GPUs), the scaling's JSON fields, and its lines.
+template <typename T>
+void report_scaling(reduction::Report& report, const Scaling& measured, int G, std::size_t n,
+                    const reduction::Reference<T>& ref, long double tol) {
+  using namespace reduction;
+  const double one_gpu_gbps = measured.alone.front().gbps;  // GPU 0 alone: G times it is the ideal
+  const TimingStats sum_time = summarize(measured.sum_ms);
+  const double combine_ms = summarize(measured.combine_ms).median_ms;
+  const double aggregate_gbps = gigabytes_per_second(double(n) * sizeof(T), sum_time.median_ms);
+  const double ideal_gbps = G * one_gpu_gbps, efficiency = ideal_gbps > 0 ? aggregate_gbps / ideal_gbps : 0;
+  auto add_run = [&](const std::string& kernel, double result, bool correct, double time_ms, double gbps, int gpus,
+                     std::size_t elements) {
+    RunResult run;
+    run.kernel = kernel;
+    run.result = json_value(static_cast<T>(result));
+    run.correct = correct;
+    run.time_ms = time_ms;
+    run.gbps = gbps;
+    run.extra.set("gpus", gpus);
+    run.extra.set("elements", elements);
+    run.extra.set("pct_of_ideal", one_gpu_gbps > 0 ? 100 * gbps / (gpus * one_gpu_gbps) : 0.0);
+    if (!ref.exact) run.extra.set("tolerance", static_cast<double>(tol));
+    report.add_run(run);
+  };
+  Json alone_gbps = Json::array();
+  for (std::size_t r = 0; r < measured.alone.size(); ++r) {
+    const AloneRun& a = measured.alone[r];
+    add_run("fastest, GPU " + std::to_string(r) + " alone", a.result, a.correct != 0, a.time_ms, a.gbps, 1, a.count);
+    alone_gbps.push(a.gbps);
+  }
+  add_run("sharded sum, " + std::to_string(G) + " GPU" + (G > 1 ? "s" : ""), measured.total, measured.correct,
+          sum_time.median_ms, aggregate_gbps, G, n);
+
+  auto& fields = report.fields();
+  fields.set("comm_init_ms", measured.init_ms);
+  fields.set("first_run_ms", measured.first_ms);
+  fields.set("single_gpu_gbps", one_gpu_gbps);
+  fields.set("single_gpu_gbps_each", alone_gbps);
+  fields.set("aggregate_gbps", aggregate_gbps);
+  fields.set("ideal_gbps", ideal_gbps);
+  fields.set("scaling_efficiency", efficiency);
+  fields.set("goal_efficiency", kGoalEfficiency);
+  fields.set("goal_met", efficiency >= kGoalEfficiency);
+  fields.set("sum_time_ms", sum_time.median_ms);
+  fields.set("sum_time_min_ms", sum_time.min_ms);
+  fields.set("sum_time_max_ms", sum_time.max_ms);
+  fields.set("combine_ms", combine_ms);
+  fields.set("reps", report.options().reps);
+
+  auto& summary = report.summary();
+  char line[320];
+  summary << "alone      each GPU reduces its own shard with fastest and nothing else (no NCCL); a shard's\n"
+          << "           result is checked against that shard's own reference\n";
+  std::snprintf(line, sizeof line,
+                "sharded    median of %d runs, each timed on every GPU with CUDA events from the start of its\n"
+                "           reduction to its total, the slowest GPU's time: %s, of which the combine (the\n"
+                "           all-reduce of one element, with any wait for the slowest GPU) %s\n",
+                report.options().reps, format_time(sum_time.median_ms).c_str(), format_time(combine_ms).c_str());
+  summary << line;
+  std::snprintf(line, sizeof line,
+                "scaling    %.1f GB/s over %d GPU%s = %.1f %% of %d x GPU 0 alone (%.1f GB/s); the goal is %.0f %%%s\n",
+                aggregate_gbps, G, G > 1 ? "s" : "", 100 * efficiency, G, one_gpu_gbps, 100 * kGoalEfficiency,
+                efficiency >= kGoalEfficiency ? ": met" : ": NOT met");
+  summary << line;
+  std::snprintf(line, sizeof line,
+                "set-up     communicators %s (%s), first sum %s (NCCL connects the GPUs on first use);\n"
+                "           both are paid once per program, and left out of every time above\n",
+                format_time(measured.init_ms).c_str(),
+                Processes::with_mpi() ? "ncclGetUniqueId, MPI_Bcast, ncclCommInitRank" : "ncclCommInitAll",
+                format_time(measured.first_ms).c_str());
+  summary << line;
 }
 
 }  // namespace ch10

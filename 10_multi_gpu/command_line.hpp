@@ -1,16 +1,15 @@
-// What chapter 10's program reads from its command line, before it looks for a GPU: its own
-// options beside the common ones (--gpus, --vector-max), checked like them so that bad usage
-// exits with status 2 on any machine, and the --input file. Under mpirun every rank parses, and
-// only rank 0 speaks.
+// Chapter 10's own options beside the common ones (common/options.hpp): --gpus and --vector-max,
+// checked like them, so that bad usage exits with status 2 and one line on stderr on any machine.
+// Under mpirun every rank parses, and only rank 0 speaks. And the --input file, read whole.
 #pragma once
 
 #include <cstddef>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <variant>
 
 #include "common/errors.hpp"
+#include "common/escape.hpp"
 #include "common/input.hpp"
 #include "common/options.hpp"
 #include "processes.hpp"
@@ -22,25 +21,11 @@ struct Settings {
   std::size_t vector_max = 1 << 30;  // --vector-max, bytes
 };
 
-// Under mpirun only rank 0 speaks: the others' copies of the parser's messages are dropped.
-class QuietUnless {
- public:
-  explicit QuietUnless(bool speak) : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()) {
-    if (!speak) std::cout.rdbuf(nullptr), std::cerr.rdbuf(nullptr);
-  }
-  ~QuietUnless() {
-    std::cout.rdbuf(out_), std::cerr.rdbuf(err_);
-    std::cout.clear(), std::cerr.clear();
-  }
-
- private:
-  std::streambuf *out_, *err_;
-};
-
 // Parses the common options into `options` and the chapter's into `settings`. Returns the status
-// to exit with right away (after --help, or for bad usage), or nothing to go on.
+// to exit with right away (after --help or --list, or for bad usage), or nothing to go on.
 inline std::optional<int> parse_options(const reduction::ChapterInfo& info, reduction::Options& options,
                                         Settings& settings, const Processes& processes, int argc, char** argv) {
+  using reduction::escaped;
   std::string gpus_text = "all", vector_max_text = "1G";
   reduction::CommandLine cli(info, options);
   cli.add_option("--gpus", gpus_text,
@@ -52,16 +37,17 @@ inline std::optional<int> parse_options(const reduction::ChapterInfo& info, redu
     if (gpus_text == "all") return std::nullopt;
     const auto g = reduction::parse_count(gpus_text);
     if (!g || *g < 1 || *g > 4096)
-      return "--gpus must be all or a number of GPUs from 1 to 4096, got '" + gpus_text + "'";
+      return "--gpus must be all or a number of GPUs from 1 to 4096, got '" + escaped(gpus_text) + "'";
     settings.gpus_asked = static_cast<int>(*g);
     if (Processes::with_mpi() && settings.gpus_asked != processes.size())
-      return "--gpus " + gpus_text + " disagrees with the " + std::to_string(processes.size()) +
+      return "--gpus " + escaped(gpus_text) + " disagrees with the " + std::to_string(processes.size()) +
              " processes mpirun started: under mpirun, G is the number of processes (-np)";
     return std::nullopt;
   });
   cli.add_check([&]() -> std::optional<std::string> {
     const auto bytes = reduction::parse_count(vector_max_text);
-    if (!bytes) return "--vector-max must be a number of bytes such as 0, 2^28 or 1G, got '" + vector_max_text + "'";
+    if (!bytes)
+      return "--vector-max must be a number of bytes such as 0, 2^28 or 1G, got '" + escaped(vector_max_text) + "'";
     settings.vector_max = *bytes;
     return std::nullopt;
   });
@@ -69,14 +55,12 @@ inline std::optional<int> parse_options(const reduction::ChapterInfo& info, redu
   return cli.parse(argc, argv);
 }
 
-// --input: the whole file, read on every process (each then keeps only its shard); nothing
-// without --input, when each shard is generated where it is needed.
-inline std::optional<reduction::HostData> read_input_file(const reduction::ChapterInfo& info,
-                                                          const reduction::Options& options) {
+// --input: the whole file, read by every process (each then keeps its part); nothing without --input.
+inline std::optional<reduction::HostData> read_input_file(const reduction::Options& options) {
   if (options.input.empty()) return std::nullopt;
-  std::optional<reduction::HostData> file = reduction::load_input(options.input);
-  const std::size_t n = std::visit([](const auto& v) { return v.size(); }, *file);
-  if (n < info.min_n) throw reduction::InputError(options.input + " holds no elements");
+  reduction::HostData file = reduction::load_input(options.input);
+  if (std::visit([](const auto& v) { return v.empty(); }, file))
+    throw reduction::InputError(reduction::escaped(options.input) + " holds no elements");
   return file;
 }
 

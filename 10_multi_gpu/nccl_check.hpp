@@ -1,10 +1,12 @@
 // NCCL error checking, as common/cuda_check.cuh does it for CUDA: every NCCL call is wrapped in
 // NCCL_CHECK; a failure prints the call, file and line with NCCL's own explanation to stderr and
 // throws, and the program exits with status 3 like any failed CUDA call (common/program.hpp).
+// Also NCCL's version, and the device memory the program leaves to NCCL on each GPU.
 #pragma once
 
 #include <nccl.h>
 
+#include <cstddef>
 #include <iostream>
 #include <string>
 
@@ -32,9 +34,23 @@ class NcclError : public reduction::CudaFailure {
 
 }  // namespace ch10
 
-#define NCCL_CHECK(call)                                                                   \
-  do {                                                                                     \
-    const ncclResult_t nccl_check_result_ = (call);                                        \
-    if (nccl_check_result_ != ncclSuccess)                                                 \
-      ::ch10::throw_nccl_error(nccl_check_result_, #call, __FILE__, __LINE__);             \
+#define NCCL_CHECK(call)                                                                                            \
+  do {                                                                                                              \
+    const ncclResult_t nccl_check_result_ = (call);                                                                 \
+    if (nccl_check_result_ != ncclSuccess) ::ch10::throw_nccl_error(nccl_check_result_, #call, __FILE__, __LINE__); \
   } while (0)
+
+namespace ch10 {
+
+// Device memory left free on each GPU beside the data: NCCL's own buffers, and the runtime's.
+constexpr std::size_t kNcclSlack = std::size_t(256) << 20;
+
+// The NCCL this program runs with, as "2.28.9" (the library's, which may be newer than the header's).
+inline std::string nccl_version() {
+  int version = 0;
+  NCCL_CHECK(ncclGetVersion(&version));
+  return std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+         std::to_string(version % 100);
+}
+
+}  // namespace ch10

@@ -4,11 +4,16 @@
 //  - 10_multi_gpu_mpi: mpirun starts one process per GPU, on one machine or several
 //    (processes_mpi.cpp: MPI carries what the processes tell each other outside NCCL).
 // What they tell each other is little: NCCL's unique id, from rank 0 to every rank, before NCCL
-// exists; and, for the report, a few numbers from every rank. NCCL moves the data itself.
+// exists; the references of their parts; whether their machine can run them; and, for the report,
+// a few numbers and names from every rank. NCCL moves the data itself. Under mpirun only rank 0
+// speaks (QuietUnless), and every rank agrees on the outcome, so all exit with the same status.
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -23,7 +28,7 @@ class Processes {
   Processes(const Processes&) = delete;
   Processes& operator=(const Processes&) = delete;
 
-  static bool with_mpi();         // which version this program links
+  static bool with_mpi();             // which version this program links
   int rank() const { return rank_; }  // this process among all: 0 to size() - 1
   int size() const { return size_; }
   // This process among those on the same machine: it picks the GPU (one process per GPU).
@@ -55,5 +60,54 @@ std::vector<Item> gather_items(const Processes& processes, const std::vector<Ite
   if (!all.empty()) std::memcpy(all.data(), bytes.data(), all.size() * sizeof(Item));
   return all;
 }
+
+// Texts from every rank, in rank order (each cut to 239 bytes: they travel in fixed-size slots).
+inline std::vector<std::string> gather_texts(const Processes& processes, const std::vector<std::string>& texts) {
+  struct Slot {
+    char text[240];
+  };
+  std::vector<Slot> mine(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    std::snprintf(mine[i].text, sizeof mine[i].text, "%s", texts[i].c_str());
+  std::vector<std::string> all;
+  for (const Slot& slot : gather_items(processes, mine)) all.emplace_back(slot.text);
+  return all;
+}
+
+// Why this machine cannot give G GPUs to this run, or "" when it can. One process needs G visible
+// GPUs; under mpirun each process takes the GPU of its local rank, so a machine needs as many GPUs
+// as it has processes. Every rank checks its own machine, and all agree on the first problem.
+inline std::string gpu_problem(const Processes& processes, int gpus, int visible, std::string problem) {
+  const auto plural = [](int k, const char* one, const char* many) {
+    return std::to_string(k) + (k == 1 ? one : many);
+  };
+  if (problem.empty() && !Processes::with_mpi() && gpus > visible)
+    problem = "--gpus " + std::to_string(gpus) + " asks for " + std::to_string(gpus) + " GPUs and " +
+              plural(visible, " is", " are") + " visible";
+  if (problem.empty() && Processes::with_mpi() && processes.local_size() > visible)
+    problem = "mpirun started " + std::to_string(processes.local_size()) + " processes on this machine, which has " +
+              plural(visible, " visible GPU", " visible GPUs") + ": one process per GPU";
+  const std::vector<std::string> all = gather_texts(processes, {problem});
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) return (processes.size() > 1 ? "rank " + std::to_string(r) + ": " : "") + all[r];
+  return "";
+}
+
+// Under mpirun only rank 0 speaks: the other ranks' copies of a message are dropped while this lives.
+class QuietUnless {
+ public:
+  explicit QuietUnless(bool speak) : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()) {
+    if (!speak) std::cout.rdbuf(nullptr), std::cerr.rdbuf(nullptr);
+  }
+  ~QuietUnless() {
+    std::cout.rdbuf(out_), std::cerr.rdbuf(err_);
+    std::cout.clear(), std::cerr.clear();
+  }
+  QuietUnless(const QuietUnless&) = delete;
+  QuietUnless& operator=(const QuietUnless&) = delete;
+
+ private:
+  std::streambuf *out_, *err_;
+};
 
 }  // namespace ch10

@@ -1,7 +1,7 @@
-// Chapter 10's arithmetic, none of which needs a GPU: how the array is split over G GPUs, the
-// whole array's reference put together from the references of its shards, the depth of the
-// combine for the float bound, and the bandwidth figures of a collective as NCCL's own tests
-// define them. The program prints it before it looks for a GPU; the CPU tests check it.
+// Chapter 10's arithmetic, none of which needs a GPU: how the array is split over G GPUs, each
+// process's part of the random input, the whole array's reference put together from the
+// references of its parts, the depth of the combine for the float bound, and the bandwidth
+// figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/input.hpp"
 #include "common/reference.hpp"
 
 namespace ch10 {
@@ -36,6 +37,19 @@ inline Shard shard_of(std::size_t n, int gpus, int rank) {
 // The most elements any one GPU holds: shard 0's.
 inline std::size_t largest_shard(std::size_t n, int gpus) { return shard_of(n, gpus, 0).count; }
 
+// Elements [part.begin, part.end()) of the array generate_input(n, seed) makes, made alone: element
+// i depends only on the seed and i, so each process makes its own part and never the whole array.
+template <typename T>
+std::vector<T> random_part(std::uint64_t seed, Shard part) {
+  std::vector<T> data(part.count);
+  reduction::parallel_chunks(
+      part.count, reduction::cpu_workers(part.count), [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t i = b; i < e; ++i)
+          data[i] = reduction::random_element<T>(seed, part.begin + i, reduction::Distribution::Default);
+      });
+  return data;
+}
+
 // How many rounded additions the combine may add to an element's path, for the float bound
 // (common/reference.hpp). NCCL does not document the order in which an all-reduce adds the G
 // partials, and it depends on the algorithm NCCL picks for the call: a ring passes one running sum
@@ -46,13 +60,15 @@ inline std::size_t largest_shard(std::size_t n, int gpus) { return shard_of(n, g
 inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
 
 // The reference of the whole array from the references of its shards, in rank order: the same
-// tree one level up, on the CPU. Each process then needs only its own shard in memory, which is
+// tree one level up, on the CPU. Each process then needs only its own part in memory, which is
 // what lets the mpirun path span machines.
 //  - integers: the shards' sums added with the same wrap-around modulo 2^32, so the total is
 //    exact. `wrapped` says whether a shard's sum or the total left the 32-bit range (a shard that
 //    wrapped marks the total as wrapped too, which is the rare case where that note is cautious).
 //  - floats: the wider sums added in long double; the magnitudes (sum |x|) and error bounds add,
-//    plus the rounding of those G - 1 long double additions.
+//    plus the rounding of those G - 1 long double additions. Each shard's sum of magnitudes fit in
+//    T (reference_sum refuses it otherwise), but together they may not: a float sum past T's
+//    largest value is refused here as reference_sum refuses it for one array (status 2).
 template <typename T>
 reduction::Reference<T> combine_references(const std::vector<reduction::Reference<T>>& shards) {
   reduction::Reference<T> whole;
@@ -80,6 +96,8 @@ reduction::Reference<T> combine_references(const std::vector<reduction::Referenc
     whole.value = static_cast<T>(precise);
     whole.magnitude = magnitude;
     whole.error = error + reduction::gamma_bound<long double>(shards.size()) * magnitude;
+    if (shards.size() > 1)  // one shard: reference_sum has checked it
+      reduction::detail::check_fits<T>("sum", magnitude, "the sum of the elements' magnitudes");
   }
   return whole;
 }

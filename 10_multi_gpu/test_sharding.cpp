@@ -1,6 +1,7 @@
 // Chapter 10's arithmetic on the CPU (no GPU, no NCCL): the split of n elements over G GPUs for
-// any n and G, n < G and n not divisible by G included; the whole array's reference put together
-// from its shards' references; the combine's depth; the bandwidth figures of a collective.
+// any n and G, n < G and n not divisible by G included; each process's part of the random input;
+// the whole array's reference put together from its shards' references, and refused where a float
+// total cannot fit its type; the combine's depth; the bandwidth figures of a collective.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -78,6 +79,22 @@ TEST_CASE("a rank outside [0, G) is refused", "[sharding]") {
   CHECK_THROWS_AS(ch10::shard_of(10, 0, 0), std::invalid_argument);
 }
 
+TEST_CASE("a process's part of the random input is that slice of the whole array", "[sharding]") {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (std::size_t(1) << 21) + 13;  // several CPU workers per part
+  const auto whole = generate_input<float>(n, seed);
+  for (int processes : {1, 2, 3}) {
+    for (int rank = 0; rank < processes; ++rank) {
+      const Shard part = ch10::shard_of(n, processes, rank);
+      INFO(processes << " processes, rank " << rank);
+      CHECK(ch10::random_part<float>(seed, part) ==
+            std::vector<float>(whole.begin() + part.begin, whole.begin() + part.end()));
+    }
+  }
+  CHECK(ch10::random_part<std::int32_t>(seed, {5, 0}).empty());  // n < G: an empty part
+}
+
 TEST_CASE("the combine's depth is G - 1, never below a balanced tree's", "[sharding]") {
   CHECK(ch10::combine_depth(1) == 0);
   CHECK(ch10::combine_depth(2) == 1);
@@ -116,6 +133,23 @@ TEST_CASE("a total that leaves 32 bits wraps like the GPU's adds, and says so", 
   const auto combined = ch10::combine_references(parts);
   CHECK(combined.value == whole.value);
   CHECK(combined.wrapped);  // ... their total does not
+}
+
+TEST_CASE("shards whose float sum together leaves the type are refused, as one array is", "[sharding]") {
+  // Each shard fits; the two together do not, which reference_sum refuses for the whole array
+  // (status 2): the combined reference must refuse it too, whatever the split.
+  const std::vector<double> data = {1e308, 1e308};
+  CHECK_THROWS_AS(reference_sum(data.data(), data.size()), InputError);
+  std::vector<Reference<double>> parts;
+  for (int g = 0; g < 2; ++g) parts.push_back(reference_sum(data.data() + g, 1));
+  CHECK_THROWS_AS(ch10::combine_references(parts), InputError);
+  const std::vector<float> floats = {3e38f, 3e38f};
+  const std::vector<Reference<float>> float_parts = {reference_sum(floats.data(), 1), reference_sum(floats.data() + 1, 1)};
+  CHECK_THROWS_AS(ch10::combine_references(float_parts), InputError);
+  // Below the largest value, it is not refused.
+  const std::vector<double> fits = {1e307, 1e307};
+  CHECK_NOTHROW(ch10::combine_references(std::vector<Reference<double>>{reference_sum(fits.data(), 1),
+                                                                         reference_sum(fits.data() + 1, 1)}));
 }
 
 TEST_CASE("float shards' references combine within both references' error bounds", "[sharding]") {

@@ -49,11 +49,13 @@ ncclDataType_t nccl_type() {
 
 // Step 1, on each GPU: its shard to one partial sum in partial[0], with chapter 09's fastest.
 //
-// fastest's last block knows it is last through a counter in a __device__ global
-// (ch09::fastest_blocks_done). Every GPU holds its own copy of a module's globals, so the G
-// launches, one on each GPU, run at the same time without sharing a counter. What fastest does not
-// allow is two of its launches running at once on the SAME GPU; here each GPU runs one at a time,
-// in the order of its stream.
+// On large shards fastest runs one grid whose last block adds the other blocks' results. A block
+// learns that it is last from a counter that chapter 09's launcher keeps beside the scratch memory
+// it is handed (ch09::block_counter_for, one counter per scratch allocation), and the block results
+// live in that scratch too. Each GPU here has its own DeviceScratch, so the G launches, one on each
+// GPU at the same time, share neither results nor counter. What fastest does not allow is two
+// launches running at once with the SAME scratch; each GPU here runs one reduction at a time with
+// its scratch (its "alone" runs, then the sums in its stream's order, never two at once).
 //
 // An empty shard (n < G) still has a partial, the identity 0, and must still bring it to the
 // combine: a collective waits until every GPU has joined it.
