@@ -18,7 +18,7 @@
 //
 // Products (only chapter 01 multiplies, left to right) have a bound of their own, which also
 // covers gradual underflow: see reference_product. A product whose partial products overflow the
-// type on the way is reported `unchecked`, with the reason (Reference::unchecked).
+// type on the way is reported `unchecked`, with the reason (Reference::overflowing_partial).
 #pragma once
 
 #include <algorithm>
