@@ -260,6 +260,14 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
   if (major < 1 || major > 3) throw fail("unknown format version " + std::to_string(major));
   std::uint64_t header_length = 0;
   for (std::uint64_t i = header_start; i-- > 8;) header_length = (header_length << 8) | preamble[i];
+  // The header of a 1-D int32, float32 or float64 array takes under 128 bytes. numpy itself reads
+  // none longer than 10,000 unless told to (np.load's max_header_size); neither does this reader,
+  // and it refuses a longer one before reading it: a length of 4 GiB in a sparse file was read
+  // into memory whole before it was refused.
+  constexpr std::uint64_t kLongestHeader = 10000;
+  if (header_length > kLongestHeader)
+    throw fail("the header is " + std::to_string(header_length) + " bytes long, more than the " +
+               std::to_string(kLongestHeader) + " numpy reads by default");
   if (header_length > file.size() - header_start)
     throw fail("the header is " + std::to_string(header_length) + " bytes long, but only " +
                std::to_string(file.size() - header_start) + " follow its length");
@@ -369,10 +377,11 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
     doubles.push_back(v);  // an underflow to zero or a subnormal is still the nearest double
   };
 
-  char buffer[1 << 16];
+  // On the heap: 64 KiB on the stack is a crash under a small stack limit (ulimit -s 64).
+  std::vector<char> buffer(std::size_t(1) << 16);
   std::uint64_t offset = 0;
   for (;;) {
-    const std::size_t got = file.read_at(offset, buffer, sizeof buffer);
+    const std::size_t got = file.read_at(offset, buffer.data(), buffer.size());
     for (std::size_t i = 0; i < got; ++i) {
       const char c = buffer[i];
       if (is_space(c)) {
@@ -388,7 +397,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
                          std::to_string(kLongestNumber) + " characters");
       token += c;
     }
-    if (got < sizeof buffer) break;
+    if (got < buffer.size()) break;
     offset += got;
   }
   if (!token.empty()) add();

@@ -2,16 +2,22 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <iomanip>
 #include <iostream>
 
 #include "escape.hpp"
 #include "json.hpp"
+#include "program.hpp"
 
 namespace reduction {
 
@@ -47,6 +53,40 @@ std::optional<std::size_t> parse_count(const std::string& text) {
   std::size_t v = std::stoull(number);
   if (v > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
   return v << shift;
+}
+
+namespace {
+bool stdout_was_closed = false;  // held open on /dev/null by ready_standard_streams()
+
+// See CommandLine's constructor. Once per process.
+void ready_standard_streams() {
+  static bool ready = false;
+  if (ready) return;
+  ready = true;
+  std::signal(SIGPIPE, SIG_IGN);
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", O_WRONLY);  // the lowest free number: fd itself, unless 0 is free too
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+    if (fd == STDOUT_FILENO) stdout_was_closed = true;
+  }
+}
+}  // namespace
+
+bool output_written(const std::string& program) {
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (!stdout_was_closed && flushed && std::cout && !std::ferror(stdout)) return true;
+  const std::string why = stdout_was_closed ? "stdout is closed"
+                          : error != 0      ? std::strerror(error)
+                                            : "a write to stdout failed";
+  std::cerr << program << ": error: the output could not be written (" << why << ")\n";
+  return false;
 }
 
 std::vector<std::string> variant_names(const ChapterInfo& info) {
@@ -97,7 +137,7 @@ void print_variants(const ChapterInfo& info, bool json) {
     // The largest --n the chapter takes (null: no limit of its own), so a script can size its runs.
     out.set("max_n", info.max_n == std::numeric_limits<std::size_t>::max() ? Json() : Json(info.max_n));
     out.set("variants", std::move(variants));
-    std::cout << out.dump() << std::endl;
+    std::cout << out.dump() << "\n";
     return;
   }
   std::size_t width = 0;
@@ -145,6 +185,7 @@ struct CommandLine::Impl {
 };
 
 CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std::make_unique<Impl>(info, options)) {
+  ready_standard_streams();
   auto& app = impl_->app;
   options.n = info.default_n;
   options.block = info.default_block;
@@ -203,7 +244,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     std::cout << app.help();
-    return 0;
+    return output_written(info.name) ? 0 : int(kOutputFailed);
   } catch (const CLI::ExtrasError& e) {
     // CLI11 says "not expected: 64 --block"; a student needs to hear which option this chapter lacks.
     for (int i = 1; i < argc; ++i) {
@@ -217,10 +258,6 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     return fail(escaped(e.what(), 400));
   } catch (const CLI::ParseError& e) {
     return fail(escaped(e.what(), 400));
-  }
-  if (impl_->list) {
-    print_variants(info, options.json);
-    return 0;
   }
 
   for (const auto& opt : impl_->int_options) {
@@ -280,6 +317,11 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
                   type_name(options.type) + " elements take " + needed + " bytes, and this machine has " +
                   std::to_string(*memory) + " bytes of memory");
     }
+  }
+  // After every check: `--list --n garbage` is as wrong as `--n garbage`.
+  if (impl_->list) {
+    print_variants(info, options.json);
+    return output_written(info.name) ? 0 : int(kOutputFailed);
   }
   return std::nullopt;
 }

@@ -79,8 +79,20 @@ std::optional<std::size_t> parse_count(const std::string& text);
 // Block-size rules used by several chapters.
 std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block);
 
+// Whether everything the program wrote on stdout reached it. Flushes stdout; where a write failed
+// (a pipe whose reader has gone, a full disk, a stdout that was closed), says so in one line on
+// stderr, naming `program`, and returns false: the program then exits with kOutputFailed (5, see
+// common/program.hpp), since output that never arrived must not pass for a success. Report::finish,
+// Report::finish_without_gpu and CommandLine::parse (--help, --list) ask it before they return.
+bool output_written(const std::string& program);
+
 class CommandLine {
  public:
+  // Also readies the standard streams, since every program builds its CommandLine before it
+  // writes anything (and a chapter need not remember to): SIGPIPE is ignored, so that a write to
+  // a pipe whose reader has gone fails (EPIPE) and is reported, where it killed the program without
+  // a word; a stdout or stderr that was closed is held open on /dev/null, so that no file the
+  // program opens later takes its number, and output_written() still reports stdout as unwritten.
   CommandLine(const ChapterInfo& info, Options& options);
   ~CommandLine();
   CommandLine(const CommandLine&) = delete;
@@ -95,8 +107,10 @@ class CommandLine {
   // Runs after parsing; returns an error message for a bad combination of options.
   void add_check(std::function<std::optional<std::string>()> check);
 
-  // Parses and validates. Returns the status to exit with right away (0 after --help, 2 with a
-  // one-line message on stderr for a bad option), or nothing to go on.
+  // Parses and validates. Returns the status to exit with right away (0 after --help or --list,
+  // 2 with a one-line message on stderr for a bad option, 5 where --help or --list could not be
+  // written), or nothing to go on. --list answers only a command line that would run: its other
+  // options are checked first.
   std::optional<int> parse(int argc, const char* const* argv);
 
  private:

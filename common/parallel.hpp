@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -15,19 +16,39 @@ inline unsigned cpu_workers(std::size_t n) {
   return static_cast<unsigned>(std::clamp<std::size_t>(n / kMinPerWorker, 1, hw));
 }
 
-// Calls fn(begin, end, worker) for `workers` contiguous chunks covering [0, n).
+// Calls fn(begin, end, worker) for `workers` contiguous chunks covering [0, n), each chunk with
+// its own worker index, so that fn may keep per-worker results.
+//
+// Threads are a convenience, never a requirement: where one cannot be started (a process limit,
+// an address-space limit), its chunk and the rest run on the calling thread, after the threads
+// already started have theirs, with the same chunks and indices: the result does not change, only
+// the time. The calling thread joins every thread it started before anything leaves this function,
+// an exception from fn on the calling thread included (fn must not throw on the other threads).
 template <typename Fn> void parallel_chunks(std::size_t n, unsigned workers, Fn fn) {
   if (workers <= 1) {
     fn(std::size_t(0), n, 0u);
     return;
   }
+  const std::size_t per = (n + workers - 1) / workers;
+  auto chunk = [&](unsigned w) {
+    const std::size_t begin = std::min(n, w * per), end = std::min(n, begin + per);
+    fn(begin, end, w);
+  };
   std::vector<std::thread> threads;
-  std::size_t per = (n + workers - 1) / workers;
-  for (unsigned w = 0; w < workers; ++w) {
-    std::size_t begin = std::min(n, w * per), end = std::min(n, begin + per);
-    threads.emplace_back([=] { fn(begin, end, w); });
+  unsigned started = 0;  // chunks 0 .. started - 1 run on threads
+  try {
+    threads.reserve(workers);
+    for (; started < workers; ++started) threads.emplace_back(chunk, started);
+  } catch (const std::exception&) {  // std::system_error (EAGAIN), or std::bad_alloc for its state
+  }
+  std::exception_ptr failure;
+  try {
+    for (unsigned w = started; w < workers; ++w) chunk(w);
+  } catch (...) {
+    failure = std::current_exception();
   }
   for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace reduction

@@ -26,6 +26,7 @@ enum ExitStatus : int {
   kBadUsage = 2,     // bad option or bad input (message on stderr)
   kCudaFailed = 3,   // a CUDA call failed (call, file and line on stderr)
   kInternal = 4,     // a bug in the program itself (message on stderr)
+  kOutputFailed = 5, // stdout could not be written: closed, full, or a pipe nobody reads (one line on stderr)
   kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
 };
 

@@ -15,6 +15,10 @@
 //
 // A float or double sum whose partial sums may overflow the type, or a product that does, is
 // refused with InputError (exit status 2): no result computed in the type could be checked.
+//
+// Products (only chapter 01 multiplies, left to right) have a bound of their own, which also
+// covers gradual underflow: see reference_product. A product whose partial products overflow the
+// type on the way is reported `unchecked`, with the reason (Reference::overflowing_partial).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +45,13 @@ template <typename T> struct Reference {
   long double error = 0;      // bound on |precise - exact|
   bool exact = false;         // compare with == (integers, min, max)
   bool wrapped = false;       // integer result overflowed 32 bits and wrapped around
+  OpKind operation = OpKind::Sum;  // what it computes
+  // Products only. `underflow`: the absolute error that gradual underflow may add to a product
+  // computed in T (see reference_product), part of tolerance(). `overflowing_partial`: where a
+  // partial product, left to right, may overflow T, its magnitude (the result cannot be checked),
+  // else 0. Every field is a plain value: chapter 10 gathers references from its ranks as bytes.
+  long double underflow = 0;
+  long double overflowing_partial = 0;
 };
 
 // ceil(log2(n)) for n >= 1: the number of levels of a balanced reduction tree over n leaves.
@@ -142,29 +153,73 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
   return ref;
 }
 
+// Product reference for float and double data: the product of x[0..n) left to right, the order
+// of chapter 01's loop, in long double, with the bound a product computed in T in that order obeys.
+//
+// The bound. With gradual underflow a multiplication rounds as (Higham, 2.8)
+//     fl(a*b) = a*b*(1 + d) + e,   |d| <= u,  |e| <= s/2,  d*e = 0,
+// where u is T's unit roundoff and s its smallest subnormal: a result in the normal range has a
+// relative error, one in the subnormal range an absolute error of up to half its spacing. The
+// loop's partial products q_1 = x_1, q_k = fl(q_{k-1} x_k) then unroll to
+//     q_n = P * prod_k (1 + d_k)  +  sum_k e_k * prod_{i>k} x_i (1 + d_i),    P = x_1 ... x_n,
+// so that, with gamma(m) = m u / (1 - m u) as for sums,
+//     |q_n - P| <= gamma(n-1) |P|  +  (s/2) (1 + gamma(n-1)) A,   A = sum_{k=2..n} |x_{k+1} ... x_n|.
+// The first term is the usual one (every one of the n - 1 multiplications scales the whole
+// product, so it is gamma(n-1) whatever the order); the second is what underflow may lose, each
+// loss carried through the factors that follow it. A is accumulated with the product, as
+// A_2 = 1, A_k = A_{k-1} |x_k| + 1. Random factors near 1 (chapter 01's --op product) drift to
+// zero: past about 5M of them a float product vanishes into the subnormal range, where it keeps a
+// few bits and stalls, while A stays near 10^5; the bound then still refuses any result of
+// normal size (see bound_says_something).
+//
+// Overflow is not bounded: a partial product past T's largest value makes the loop's result
+// infinite (or NaN after a zero), whatever the final product is. Such a result is not compared
+// (Reference::overflowing_partial; unchecked_reason says why); a final product that does not fit
+// T is refused, as for sums.
+template <typename T> Reference<T> reference_product(const T* x, std::size_t n) {
+  static_assert(std::is_floating_point_v<T>);
+  using L = long double;
+  L p = 1, peak = 0, amplification = 0;  // peak: the largest |partial product|; amplification: A
+  for (std::size_t i = 0; i < n; ++i) {
+    p *= static_cast<L>(x[i]);
+    peak = std::max(peak, std::fabs(p));
+    if (i > 0) amplification = amplification * std::fabs(static_cast<L>(x[i])) + 1;
+  }
+  if (!std::isfinite(p))  // even long double overflowed: T's partial products did long before
+    throw InputError(std::string("the product cannot be checked: its partial products, left to right, leave even ") +
+                     "long double's range (a " + type_name(data_type_of<T>()) + " loop overflows long before)");
+  detail::check_fits<T>("product", std::fabs(p), "its magnitude");
+
+  Reference<T> ref;
+  ref.operation = OpKind::Product;
+  ref.precise = p;
+  ref.value = static_cast<T>(p);
+  // The reference's own error: the bound above for long double (its subnormals are far below any
+  // T's), and the rounding of A's own n - 1 multiplications and additions.
+  const L g = gamma_bound<L>(n), amplified = amplification * (1 + gamma_bound<L>(2 * n));
+  ref.error = g * std::fabs(p) + std::numeric_limits<L>::denorm_min() * (1 + g) * amplified;
+  ref.magnitude = std::fabs(p) + ref.error;
+  const L g_t = gamma_bound<T>(n ? n - 1 : 0);
+  ref.underflow = static_cast<L>(std::numeric_limits<T>::denorm_min()) / 2 * (1 + g_t) * amplified;
+  // The loop's partial products lie within the same bound of the exact ones; past T's largest
+  // value, one of them may overflow. (With gamma infinite the bound says nothing anyway.)
+  const L largest = std::numeric_limits<T>::max();
+  if (std::isfinite(g_t) && peak * (1 + g) * (1 + g_t) + ref.underflow > largest) ref.overflowing_partial = peak;
+  return ref;
+}
+
 // Reference for any operator of common/ops.hpp.
 template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std::size_t n, Op op = {}) {
   if constexpr (std::is_same_v<Op, Sum>) {
     return reference_sum(x, n);
   } else if constexpr (std::is_same_v<Op, Product> && !std::is_integral_v<T>) {
-    using W = detail::WideFloat<T>;
-    W p = 1;
-    for (std::size_t i = 0; i < n; ++i) p *= static_cast<W>(x[i]);
-    // Only the product itself is checked: bounding every order's partial products, as the sum
-    // does, would refuse the long runs of values near 1 that chapter 01 multiplies.
-    detail::check_fits<T>("product", std::fabs(static_cast<long double>(p)), "its magnitude");
-    Reference<T> ref;
-    ref.precise = p;
-    ref.value = static_cast<T>(p);
-    // Each rounded multiplication contributes a relative error of at most u (Higham 3.1).
-    ref.error = gamma_bound<W>(n) * std::fabs(static_cast<long double>(p));
-    ref.magnitude = std::fabs(static_cast<long double>(p)) + ref.error;
-    return ref;
+    return reference_product(x, n);
   } else {
     // Integer products wrap exactly like the GPU's; min and max pick an element and never round.
     T acc = Op::template identity<T>();
     for (std::size_t i = 0; i < n; ++i) acc = op(acc, x[i]);
     Reference<T> ref;
+    ref.operation = std::is_same_v<Op, Product> ? OpKind::Product : std::is_same_v<Op, Min> ? OpKind::Min : OpKind::Max;
     ref.value = acc;
     ref.precise = static_cast<long double>(acc);
     ref.exact = true;
@@ -174,10 +229,11 @@ template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std
 
 // Largest difference from the reference that a result computed in T may show when every element
 // passes through at most `depth` rounded operations: gamma(depth) * magnitude, plus the
-// reference's own error. Zero for exact references.
+// reference's own error (and, for a product, what underflow may lose). Zero for exact references.
+// A product's depth is n - 1 in any order: every multiplication scales the whole result.
 template <typename T> long double tolerance(const Reference<T>& ref, std::size_t depth) {
   if (ref.exact) return 0;
-  return gamma_bound<T>(depth) * ref.magnitude + ref.error;
+  return gamma_bound<T>(depth) * ref.magnitude + ref.error + ref.underflow;
 }
 
 // True if `result` agrees with the reference: bit for bit where the reference is exact, within
@@ -192,14 +248,37 @@ template <typename T> bool matches(T result, const Reference<T>& ref, long doubl
 // k u approaches 1: a float loop over 2^24 elements has gamma(n - 1) of about 2^24, so its bound
 // is larger than the sum itself and 0, or half the sum, would "pass". A bound at least as large as
 // the magnitude it scales says nothing, and a result checked against it is not verified.
+// A product may vanish below T's smallest normal number, where a result keeps only the few bits
+// of a subnormal and underflow's loss can exceed the product itself: its bound is measured against
+// the larger of |result| and that number, so it says "this vanished too", and any result of normal
+// size still fails.
 template <typename T> bool bound_says_something(const Reference<T>& ref, long double tol) {
   if (ref.exact) return true;
-  return std::isfinite(tol) && (ref.magnitude == 0 || tol < ref.magnitude);
+  if (ref.overflowing_partial > 0 || !std::isfinite(tol)) return false;
+  if (ref.underflow > 0) return tol < std::max(ref.magnitude, static_cast<long double>(std::numeric_limits<T>::min()));
+  return ref.magnitude == 0 || tol < ref.magnitude;
 }
 
 // The reason a result cannot be checked against `tol`, or "" when it can.
 template <typename T> std::string unchecked_reason(const Reference<T>& ref, long double tol, std::size_t depth) {
+  const char* type = type_name(data_type_of<T>());
+  if (ref.overflowing_partial > 0) {
+    std::ostringstream why;
+    why << "a partial product of the loop (x_1 ... x_k, left to right) reaches about "
+        << static_cast<double>(ref.overflowing_partial) << ", near or past the largest " << type << " ("
+        << static_cast<double>(std::numeric_limits<T>::max()) << "): computed in " << type
+        << " it may become infinite, whatever the final product, so the result cannot be compared";
+    return why.str();
+  }
   if (bound_says_something(ref, tol)) return "";
+  if (ref.underflow > 0 && !(ref.underflow < tol - ref.underflow)) {  // underflow's loss is most of the bound
+    std::ostringstream why;
+    why << "its partial products underflow: below the smallest normal " << type
+        << " each multiplication may lose half a subnormal's spacing, and carried through the factors that follow, "
+           "the loss may reach "
+        << static_cast<double>(ref.underflow) << ", no smaller than the result's scale: it cannot tell right from wrong";
+    return why.str();
+  }
   return "its error bound, gamma(" + std::to_string(depth) +
          ") times the scale of the result (sum|x|, or |result| for a product), is no smaller than that scale: "
          "it cannot tell right from wrong";

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <iostream>
 
+#include "program.hpp"
+
 namespace reduction {
 
 std::string format_value(const Json& v, DataType type) {
@@ -75,7 +77,7 @@ void Report::print(bool with_runs) {
     }
     j.set("runs", std::move(runs));
     for (const auto& kv : fields_.items()) j.set(kv.first, kv.second);
-    std::cout << j.dump() << std::endl;
+    std::cout << j.dump() << "\n";  // flushed by output_written, which then sees a failed write
     return;
   }
   std::cout << "== " << info_.name << ": " << info_.title << " ==\n"
@@ -128,23 +130,30 @@ void Report::print(bool with_runs) {
     else
       std::cout << "\nverified: every " << (unchecked ? "checked " : "") << "result matches the CPU reference\n";
   }
-  std::cout.flush();
 }
 
 bool Report::all_checked_correct() const {
   return std::all_of(runs_.begin(), runs_.end(), [](const RunResult& r) { return !r.unchecked.empty() || r.correct; });
 }
 
+// A wrong result stays 1 even where the report could not be written (stderr says both): it is the
+// graver news. Otherwise output that never arrived is 5, not a success, and not "no GPU".
 int Report::finish() {
   print(true);
-  return all_checked_correct() ? 0 : 1;
+  const bool written = output_written(info_.name);
+  if (!all_checked_correct()) {
+    if (!written) std::cerr << info_.name << ": FAILED: a result differs from the CPU reference\n";
+    return kWrongResult;
+  }
+  return written ? kVerified : kOutputFailed;
 }
 
 int Report::finish_without_gpu(const std::string& reason) {
   fields_.set("gpu_unavailable", reason);
   print(false);
+  if (!output_written(info_.name)) return kOutputFailed;
   std::cerr << info_.name << ": no usable GPU (" << reason << "); the analysis above needs none, the kernels do\n";
-  return 77;
+  return kNoGpu;
 }
 
 }  // namespace reduction

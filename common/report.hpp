@@ -55,7 +55,7 @@ class Report {
     reference_ = json_value(ref.value);
     std::ostringstream note;
     if (ref.exact) note << "exact" << (ref.wrapped ? "; the true sum overflows 32 bits, and wraps as the GPU's adds do" : "");
-    else note << "higher-precision CPU sum; a result passes within " << static_cast<double>(tolerance);
+    else note << "higher-precision CPU " << op_name(ref.operation) << "; a result passes within " << static_cast<double>(tolerance);
     reference_note_ = note.str();
   }
   void set_reference(Json value, const std::string& note);
@@ -68,9 +68,11 @@ class Report {
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 
-  // Prints the report. Returns 0 if every checked run is correct, else 1.
+  // Prints the report. Returns 0 if every checked run is correct, else 1; 5 (kOutputFailed) where
+  // the report could not be written (see output_written), unless a result was wrong.
   int finish();
-  // Prints what can be shown without a GPU, and the reason on stderr. Returns 77.
+  // Prints what can be shown without a GPU, and the reason on stderr. Returns 77, or 5 where the
+  // analysis could not be written.
   int finish_without_gpu(const std::string& reason);
 
  private:

@@ -8,11 +8,17 @@ hidden, and checks that:
   - no program dies of a signal, and none runs past its time limit;
   - the exit status is one the case allows: 2 for input that is bad for every program, otherwise
     0, 2 or 77 (1 means a wrong result, and nothing here is a kernel's fault);
-  - status 2 comes with exactly one line on stderr, in printable ASCII;
+  - status 2 (and 5, output that could not be written) comes with exactly one line on stderr, in
+    printable ASCII;
   - no sanitizer reports anything;
   - peak memory (resident set) stays under --max-rss-mib: the program is killed as it passes it;
     for a large text file, it grows by at most BIG_TEXT_GROWTH times the file's size.
-Everything is generated from fixed seeds, so a failure repeats.
+It also runs each program where its output cannot be written (stdout a pipe whose reader has
+gone, /dev/full, closed: status 5, where a closed pipe killed every program with SIGPIPE and the
+rest went unnoticed) and under resource limits set here with prlimit (one process, as nobody when
+the test runs as root, since root ignores that limit; a 64 KiB stack; an address space too small
+for the input, outside AddressSanitizer: status 2, not SIGABRT, SIGSEGV or 4). Everything is
+generated from fixed seeds, so a failure repeats.
 
   fuzz_inputs.py --work-dir DIR [--max-rss-mib 512] [--jobs 2] PROGRAM...
 """
@@ -20,6 +26,7 @@ import argparse
 import concurrent.futures
 import os
 import random
+import shutil
 import signal
 import struct
 import subprocess
@@ -30,6 +37,9 @@ import time
 BAD = {2}  # bad for every program, whatever its limits
 ANY = {0, 2, 77}  # depends on the program (its limits, whether it needs the GPU)
 RUNS = {0, 77}  # good input: verified, or no GPU to run it on
+LOST = {5}  # the output could not be written
+ONE_LINE = {2, 5}  # statuses that come with exactly one line on stderr
+NOBODY = 65534  # the user the process-limit cases run as when the test runs as root
 # The most memory a program may take for a large text file, beyond what it takes for a small one,
 # in multiples of the file's size: its numbers need half of that, a copy of them as much again, and
 # the allocator (AddressSanitizer's above all) some more.
@@ -55,16 +65,20 @@ def file_cases(work, rng):
     four = struct.pack("<4f", 1.0, 2.0, 3.0, 4.0)
     good = npy(dictionary("'<f4'", "(4,)"), four)
     long_text = " " * 40000
+    # numpy reads no header longer than 10,000 bytes by default, nor do the programs.
+    short_text = " " * 4900
     cases = [
         ("good.npy", good, RUNS),
         ("good_v2.npy", npy(dictionary("'<f4'", "(4,)"), four, version=2), RUNS),
         ("good_v3.npy", npy(dictionary("'<f4'", "(4,)"), four, version=3), RUNS),
         ("good.txt", b"1 2 3\n4\n", RUNS),
         # std::regex recursed once per character of these headers and overflowed the stack.
-        ("long_shape.npy", npy(dictionary("'<f4'", "(" + long_text + "4," + long_text + ")"), four, version=2), RUNS),
-        ("long_descr.npy", npy(dictionary("'<f4" + "x" * 40000 + "'"), four, version=2), BAD),
-        ("long_key.npy", npy("{'" + "k" * 40000 + "': 'v', " + dictionary("'<f4'")[1:], four, version=2), RUNS),
-        ("long_dims.npy", npy(dictionary("'<f4'", "(" + "1, " * 20000 + ")"), four, version=2), BAD),
+        ("long_shape.npy", npy(dictionary("'<f4'", "(" + short_text + "4," + short_text + ")"), four, version=2), RUNS),
+        ("longer_shape.npy", npy(dictionary("'<f4'", "(" + long_text + "4," + long_text + ")"), four, version=2), BAD),
+        ("long_descr.npy", npy(dictionary("'<f4" + "x" * 9000 + "'"), four, version=2), BAD),
+        ("long_key.npy", npy("{'" + "k" * 9000 + "': 'v', " + dictionary("'<f4'")[1:], four, version=2), RUNS),
+        ("longer_key.npy", npy("{'" + "k" * 40000 + "': 'v', " + dictionary("'<f4'")[1:], four, version=2), BAD),
+        ("long_dims.npy", npy(dictionary("'<f4'", "(" + "1, " * 3000 + ")"), four, version=2), BAD),
         ("decoy_shape.npy", npy("{'note': \"'shape': (16,)\", " + dictionary("'<f4'")[1:], four), RUNS),
         ("header_past_end.npy", b"\x93NUMPY\x02\x00\xff\xff\xff\xff{}", BAD),
         ("header_past_end_v1.npy", b"\x93NUMPY\x01\x00\xff\xff{}", BAD),
@@ -135,6 +149,22 @@ def file_cases(work, rng):
     return paths
 
 
+def sparse_header(work):
+    """A .npy file whose version-2 header length is 0xFFFFFFFF, and that long: every program read
+    its 4 GiB into memory before refusing it. Sparse, so it takes no disk; None where the file
+    system cannot make it so."""
+    path = os.path.join(work, "sparse_header.npy")
+    size = 12 + 0xFFFFFFFF + 64
+    if not os.path.exists(path) or os.path.getsize(path) != size:
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x02\x00\xff\xff\xff\xff{")
+            f.truncate(size)
+    if os.stat(path).st_blocks * 512 > 1 << 20:
+        os.remove(path)
+        return None
+    return path
+
+
 def special_paths(work):
     fifo = os.path.join(work, "fifo")
     if os.path.exists(fifo):
@@ -166,6 +196,9 @@ def option_cases(rng):
         ["--type", ""], ["--type", "\x1b[31mint"], ["--kernel", ""], ["--kernel", ","], ["--kernel", "nope"],
         ["--input", ""], ["--op", ""], ["--op", "sum\n"], ["--finish", ""], ["--trace", "--n", "100"],
         ["--frobnicate\x07"], ["--n"], ["--input"], ["stray"], ["--n", "16", "--n", "32"], ["--json=maybe"],
+        # --list skipped every check (`--list --n garbage` exited 0); without --list, 2 anyway.
+        ["--list", "--n", "garbage"], ["--list", "--seed", "-1"], ["--list", "--reps", "0"], ["--list", "--warmup", ""],
+        ["--list", "--input", ""],
     ]
     cases = [("opt_%d" % k, args, BAD) for k, args in enumerate(bad)]
     # Random printable and unprintable garbage as option values (never only digits).
@@ -189,12 +222,100 @@ def rss_kib(pid):
     return 0
 
 
-def run(program, args, max_rss_kib, timeout):
-    """Runs program with args; returns (status or -signal, stderr bytes, peak RSS KiB, what killed it)."""
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # as on a machine without a GPU
+def output_cases():
+    """(name, argument list, allowed statuses, how): runs whose stdout cannot be written. "LIST"
+    stands for 5 where the program has --list, 2 where it has not."""
+    run_args = ["--n", "16", "--reps", "1", "--warmup", "0"]
+    cases = []
+    for stdout in ["broken_pipe", "full", "closed"]:
+        cases.append(("stdout_" + stdout, run_args, LOST, {"stdout": stdout}))
+        cases.append(("stdout_%s_json" % stdout, run_args + ["--json"], LOST, {"stdout": stdout}))
+        cases.append(("help_stdout_" + stdout, ["--help"], LOST, {"stdout": stdout}))
+        cases.append(("list_stdout_" + stdout, ["--list"], "LIST", {"stdout": stdout}))
+    return cases
+
+
+def limit_cases(work, programs):
+    """(name, argument list, allowed statuses, how): runs under resource limits, set by prlimit."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        print("note: prlimit not found: the resource-limit cases are left out")
+        return []
+    asan = any(is_asan(program) for program in programs)
+    good = os.path.join(work, "good.txt")
+    quick = ["--reps", "1", "--warmup", "0"]
+    big = ["--n", "2^22"] + quick  # several CPU workers' worth: the reference starts threads
+    cases = []
+    # A user can start no process (thread) beyond its first one or two. Root is exempt from the
+    # limit, so as root the program runs as nobody. LeakSanitizer needs a thread of its own at exit.
+    nobody = {"user": NOBODY} if os.geteuid() == 0 else {}
+    if nobody and not runs_as_nobody(programs[0]):
+        print("note: nobody cannot run %s: the process-limit cases are left out" % programs[0])
+    else:
+        env = {"ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"} if asan else {}
+        for limit in [1, 2]:
+            how = dict(nobody, prefix=[prlimit, "--nproc=%d" % limit, "--"], env=env)
+            cases.append(("nproc_%d" % limit, big, ANY, how))
+    # A 64 KiB stack: read_text kept a 64 KiB buffer there (SIGSEGV on any text file).
+    stack = {"prefix": [prlimit, "--stack=%d" % (64 << 10), "--"]}
+    cases.append(("stack_64k_text", ["--input", good] + quick, RUNS, stack))
+    cases.append(("stack_64k", ["--n", "16"] + quick, RUNS, stack))
+    # Address-space limits, which AddressSanitizer cannot run under (its shadow memory needs a vast
+    # address space; and its operator new aborts on a failed allocation whatever
+    # allocator_may_return_null says, google/sanitizers#295: the asan preset sets it, for malloc).
+    # A host allocation that cannot be made: 2 and one line, as for any input too large for the
+    # machine (77: where a program looks for its GPUs before it makes its input, as for
+    # float_overflow.npy).
+    if not asan:
+        cases.append(("memory_refused", ["--n", "2^26"] + quick, {2, 77},
+                      {"prefix": [prlimit, "--as=%d" % (256 << 20), "--"]}))
+        # Room for the input but not for a thread, whose stack takes as much as the stack limit:
+        # std::system_error escaped the reference as an internal error (4).
+        no_threads = [prlimit, "--as=%d" % (512 << 20), "--stack=%d" % (1 << 30), "--"]
+        cases.append(("threads_refused", big, ANY, {"prefix": no_threads}))
+    return cases
+
+
+def is_asan(program):
+    """Whether the program was built with AddressSanitizer."""
+    with open(program, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
+def runs_as_nobody(program):
+    try:
+        return subprocess.run([program, "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              user=NOBODY, group=NOBODY, extra_groups=[], timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def run(program, args, max_rss_kib, timeout, how=None):
+    """Runs program with args; returns (status or -signal, stderr bytes, peak RSS KiB, what killed it).
+    `how`: "prefix" (a command such as prlimit that execs the program), "env" (added variables),
+    "user" (to run as), "stdout" ("broken_pipe", "full" or "closed"; else /dev/null)."""
+    how = how or {}
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", **how.get("env", {}))  # as on a machine without a GPU
+    argv = how.get("prefix", []) + [program] + args
+    stdout, close_after = subprocess.DEVNULL, None
+    if how.get("stdout") == "broken_pipe":  # the reader has gone before the first write
+        reader, stdout = os.pipe()
+        os.close(reader)
+        close_after = stdout
+    elif how.get("stdout") == "full":
+        stdout = open("/dev/full", "wb")
+        close_after = stdout
+    elif how.get("stdout") == "closed":
+        argv = ["/bin/sh", "-c", 'exec "$0" "$@" >&-'] + argv
+    user = {"user": how["user"], "group": how["user"], "extra_groups": []} if "user" in how else {}
     with tempfile.TemporaryFile() as err_file:
-        child = subprocess.Popen([program] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=err_file, env=env)
+        try:
+            child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err_file, env=env, **user)
+        finally:
+            if isinstance(close_after, int):
+                os.close(close_after)
+            elif close_after is not None:
+                close_after.close()
         # Reaped here with wait4(), which reports this child's own peak memory.
         killed = None
         deadline = time.monotonic() + timeout
@@ -218,8 +339,8 @@ def run(program, args, max_rss_kib, timeout):
     return code, err, usage.ru_maxrss, killed
 
 
-def check(program, case, args, allowed, max_rss_kib, timeout):
-    code, err, peak, killed = run(program, args, max_rss_kib, timeout)
+def check(program, case, args, allowed, max_rss_kib, timeout, how=None):
+    code, err, peak, killed = run(program, args, max_rss_kib, timeout, how)
     problems = []
     if killed == "memory":
         problems.append("killed: more than %d MiB of memory" % (max_rss_kib // 1024))
@@ -231,10 +352,10 @@ def check(program, case, args, allowed, max_rss_kib, timeout):
         problems.append("exit status %d, expected %s" % (code, " or ".join(map(str, sorted(allowed)))))
     elif peak > max_rss_kib:
         problems.append("peak memory %d MiB, more than %d MiB" % (peak // 1024, max_rss_kib // 1024))
-    if code == 2:
+    if code in ONE_LINE:
         lines = err.rstrip(b"\n").split(b"\n")
         if not err.endswith(b"\n") or len(lines) != 1 or not lines[0]:
-            problems.append("status 2 needs exactly one line on stderr, got %d" % (len(lines) if err.strip() else 0))
+            problems.append("status %d needs exactly one line on stderr, got %d" % (code, len(lines) if err.strip() else 0))
         elif any(b < 0x20 or b > 0x7E for b in lines[0]):
             problems.append("unescaped control or non-ASCII bytes on stderr")
     if b"Sanitizer" in err or b"runtime error:" in err:
@@ -264,18 +385,29 @@ def main():
         with open(big, "wb") as f:
             f.write(b"1234567\n" * (big_size // 8))
     inputs.append(("big.txt", big, ANY))
+    sparse = sparse_header(options.work_dir)
+    if sparse:
+        inputs.append(("sparse_header.npy", sparse, BAD))
+    else:
+        print("note: this file system makes no sparse files: the 4 GiB header case is left out")
 
-    cases = [(name, ["--input", path, "--reps", "1", "--warmup", "0"], allowed) for name, path, allowed in inputs]
-    cases += option_cases(rng)
-    jobs = [(program, name, args, allowed) for program in options.programs for name, args, allowed in cases]
+    cases = [(name, ["--input", path, "--reps", "1", "--warmup", "0"], allowed, None) for name, path, allowed in inputs]
+    cases += [(name, args, allowed, None) for name, args, allowed in option_cases(rng)]
+    cases += output_cases() + limit_cases(options.work_dir, options.programs)
+    # Which programs have --list (a chapter with variants): it exits 0 there, 2 elsewhere.
+    has_list = {program: subprocess.run([program, "--list"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         env=dict(os.environ, CUDA_VISIBLE_DEVICES="")).returncode == 0
+                for program in options.programs}
+    jobs = [(program, name, args, (LOST if has_list[program] else BAD) if allowed == "LIST" else allowed, how)
+            for program in options.programs for name, args, allowed, how in cases]
 
     started = time.monotonic()
     failures = []
     counts = {}
     peak_of = {}
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
-        futures = {pool.submit(check, program, name, args, allowed, options.max_rss_mib * 1024, options.timeout):
-                   (program, name, args) for program, name, args, allowed in jobs}
+        futures = {pool.submit(check, program, name, args, allowed, options.max_rss_mib * 1024, options.timeout, how):
+                   (program, name, args) for program, name, args, allowed, how in jobs}
         for future in concurrent.futures.as_completed(futures):
             program, name, args = futures[future]
             problems, code, err, peak = future.result()

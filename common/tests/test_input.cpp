@@ -121,16 +121,28 @@ TEST_CASE("npy: versions 1 to 3, Fortran order for 1-D, other keys ignored", "[i
   CHECK(std::get<std::vector<float>>(decoy) == std::vector<float>{1.5f, 2.5f});
 }
 
-TEST_CASE("npy: a header of any length is parsed without recursion", "[input]") {
+TEST_CASE("npy: a header of any length up to numpy's 10,000 bytes is parsed without recursion", "[input]") {
   // std::regex recursed once per character of these and overflowed the stack (SIGSEGV).
   const std::string one = bytes_of(std::vector<float>{1.0f});
-  const std::string spaces(40000, ' ');
+  const std::string spaces(4900, ' ');
   auto spaced = load_input(temp_file("spaces.npy", npy("<f4", "(" + spaces + "1," + spaces + ")", one, 2)));
   CHECK(std::get<std::vector<float>>(spaced).size() == 1);
-  const std::string long_descr = refusal(temp_file("descr.npy", npy("<f4" + std::string(40000, 'x'), "(1,)", one, 2)));
+  const std::string long_descr = refusal(temp_file("descr.npy", npy("<f4" + std::string(9000, 'x'), "(1,)", one, 2)));
   CHECK(long_descr.find("unsupported dtype") != std::string::npos);
   CHECK(long_descr.size() < 1000);  // the echoed descr is cut short
-  CHECK(refusal(temp_file("dims.npy", npy("<f4", "(" + std::string(40000, '1') + ",)", one, 2))) != "");
+  CHECK(refusal(temp_file("dims.npy", npy("<f4", "(" + std::string(9000, '1') + ",)", one, 2))) != "");
+  // Past 10,000 bytes the header is refused unread, as numpy refuses it by default.
+  const std::string longer = refusal(temp_file("spaces.npy", npy("<f4", "(" + std::string(10000, ' ') + "1,)", one, 2)));
+  CHECK(longer.find("more than the 10000 numpy reads") != std::string::npos);
+}
+
+TEST_CASE("npy: a header length of 4 GiB in a sparse file is refused before it is read", "[input]") {
+  // Every program read the 4 GiB of a sparse file into memory (10 s, 4 GiB of memory) before
+  // finding that it was not a dictionary.
+  const std::string path = temp_file("sparse.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{", 13));
+  REQUIRE(::truncate(path.c_str(), 12 + 0xFFFFFFFFll + 64) == 0);
+  CHECK(refusal(path).find("header is 4294967295 bytes long, more than the 10000") != std::string::npos);
+  std::remove(path.c_str());
 }
 
 TEST_CASE("npy: sizes are checked against the file before anything is allocated", "[input]") {

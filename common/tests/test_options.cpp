@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -175,6 +176,7 @@ TEST_CASE("error messages show the user's text on one line, control characters e
 }
 
 TEST_CASE("--list prints the chapter's variants and stops; only a chapter with variants has it", "[options]") {
+  // --list answers only a command line that would run: `--list --n garbage` exited 0.
   auto i = info();
   i.variants.clear();
   {
@@ -188,10 +190,22 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
   auto* previous = std::cout.rdbuf(out.rdbuf());
   std::optional<int> text_status, json_status;
   std::string text;
+  std::vector<std::optional<int>> refused;
+  {
+    CapturedErrors errors;
+    for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+             {"--list", "--n", "not a number"}, {"--list", "--n", "4096"}, {"--list", "--seed", "-1"},
+             {"--list", "--reps", "0"}, {"--list", "--warmup", "x"}, {"--list", "--block", "100"}, {"--list", "--input", ""}}) {
+      Options o;
+      CommandLine cli(i, o);
+      refused.push_back(parse(cli, bad));
+    }
+  }
+  const std::string printed_when_refused = out.str();
   {
     Options o;
     CommandLine cli(i, o);
-    text_status = parse(cli, {"--list", "--n", "not a number"});  // exits before the options are checked
+    text_status = parse(cli, {"--list", "--n", "2^10", "--seed", "7"});
     text = out.str();
     out.str("");
   }
@@ -201,10 +215,27 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
     json_status = parse(cli, {"--list", "--json"});
   }
   std::cout.rdbuf(previous);
+  for (const auto& status : refused) CHECK(status == 2);
+  CHECK(printed_when_refused.empty());
   CHECK(text_status == 0);
   CHECK(text == "alpha  the first idea\nb      a \"quoted\" idea\n");
   CHECK(json_status == 0);
   CHECK(out.str() == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
                      R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
                      "\n");
+}
+
+TEST_CASE("output that could not be written is said in one line on stderr", "[options]") {
+  // A closed pipe, a full disk or a closed stdout used to go unnoticed (status 0, or 77): the
+  // programs ask output_written() last, and exit 5 when it says no. Here the stream is failed by
+  // hand; common/tests/fuzz_inputs.py runs the programs on a closed pipe, /dev/full and a closed stdout.
+  CHECK(output_written("99_test"));
+  std::cout.setstate(std::ios::badbit);
+  CapturedErrors errors;
+  const bool written = output_written("99_test");
+  std::cout.clear();
+  const std::string said = errors.text();
+  CHECK_FALSE(written);
+  CHECK(said.rfind("99_test: error: the output could not be written (", 0) == 0);
+  CHECK(std::count(said.begin(), said.end(), '\n') == 1);
 }

@@ -1,6 +1,15 @@
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "common/input.hpp"
@@ -8,6 +17,7 @@
 #include "common/testing.hpp"
 
 using namespace reduction;
+using reduction::testing::describe;
 
 TEST_CASE("integer sums wrap around modulo 2^32 like the GPU's adds", "[reference]") {
   std::vector<std::int32_t> x = {std::numeric_limits<std::int32_t>::max(), 1};
@@ -108,4 +118,133 @@ TEST_CASE("a product that overflows the type is refused", "[reference]") {
   CHECK(std::fabs(reference_reduce<Product>(y.data(), y.size()).value - 1e30f) <= 1e24f);
   std::vector<float> big = {3e38f, 3e38f};
   CHECK(reference_reduce<Max>(big.data(), big.size()).value == 3e38f);  // min and max never overflow
+}
+
+TEST_CASE("a reference names its operator", "[reference]") {
+  // The report said "higher-precision CPU sum" for a product.
+  std::vector<float> x = {1.5f, 2.0f};
+  CHECK(reference_sum(x.data(), x.size()).operation == OpKind::Sum);
+  CHECK(reference_reduce<Product>(x.data(), x.size()).operation == OpKind::Product);
+  CHECK(reference_reduce<Min>(x.data(), x.size()).operation == OpKind::Min);
+  CHECK(reference_reduce<Max>(x.data(), x.size()).operation == OpKind::Max);
+  CHECK(reference_sum(x.data(), x.size()).underflow == 0);  // a sum's bound is unchanged
+  // Chapter 10 gathers references from its ranks as bytes.
+  STATIC_REQUIRE(std::is_trivially_copyable_v<Reference<float>>);
+}
+
+namespace {
+// The product of `x` computed left to right in T, as chapter 01's loop does.
+template <typename T> T loop_product(const std::vector<T>& x) {
+  T p = 1;
+  for (T v : x) p *= v;
+  return p;
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("a product that overflows on the way is unchecked, with the reason", "[reference]", float, double) {
+  using T = TestType;
+  const T big = std::numeric_limits<T>::max() / 2;
+  // big * 10 overflows; the exact product, big, fits. The loop's result is infinite: comparing it
+  // with the reference said "FAILED: a result differs" about a right loop.
+  for (const auto& x : {std::vector<T>{big, T(10), T(0.1)}, std::vector<T>{big, T(10), T(0), T(3)}}) {
+    const auto ref = reference_reduce<Product>(x.data(), x.size());
+    const auto tol = tolerance(ref, x.size() - 1);
+    INFO(describe(loop_product(x), ref, tol));
+    CHECK_FALSE(std::isfinite(loop_product(x)));  // inf, or NaN after the zero
+    CHECK_FALSE(bound_says_something(ref, tol));
+    CHECK(unchecked_reason(ref, tol, x.size() - 1).find("a partial product of the loop") != std::string::npos);
+  }
+  // The same factors in an order whose partial products fit are checked.
+  const std::vector<T> fits = {T(0.1), T(10), big};
+  const auto ref = reference_reduce<Product>(fits.data(), fits.size());
+  const auto tol = tolerance(ref, fits.size() - 1);
+  CHECK(unchecked_reason(ref, tol, fits.size() - 1) == "");
+  CHECK(matches(loop_product(fits), ref, tol));
+}
+
+TEMPLATE_TEST_CASE("a product that underflows on the way is checked within what underflow loses", "[reference]", float,
+                   double) {
+  using T = TestType;
+  // Halvings down to 64 times the smallest subnormal, then 100,000 factors of 0.9999: among the
+  // subnormals 64 * 0.9999 rounds back to 64, so the loop stalls there while the exact product
+  // falls to 0.003 of the smallest subnormal. The relative bound alone, gamma(n-1) |P|, failed it.
+  const int halvings = std::numeric_limits<T>::digits - std::numeric_limits<T>::min_exponent - 6;
+  std::vector<T> x(static_cast<std::size_t>(halvings), T(0.5));
+  x.insert(x.end(), 100000, T(0.9999));
+  const T loop = loop_product(x);
+  const T subnormal = std::numeric_limits<T>::denorm_min();
+  CHECK(loop == 64 * subnormal);
+  const auto ref = reference_reduce<Product>(x.data(), x.size());
+  const auto tol = tolerance(ref, x.size() - 1);
+  INFO(describe(loop, ref, tol));
+  CHECK(std::fabs(loop - ref.precise) > gamma_bound<T>(x.size() - 1) * ref.magnitude);  // past the relative bound
+  CHECK(bound_says_something(ref, tol));  // below the smallest normal: still a check
+  CHECK(matches(loop, ref, tol));
+  // Any result of normal size is still wrong.
+  for (T wrong : {T(1), T(1e-30), std::numeric_limits<T>::min()}) CHECK_FALSE(matches(wrong, ref, tol));
+
+  // Tiny factors, then huge ones: the loop's partial products vanish to 0 while the exact product
+  // is 1. Underflow's loss, carried through the huge factors, may be anything: unchecked, and why.
+  const T tiny = std::sqrt(std::numeric_limits<T>::min()) / 1024, huge = 1 / tiny;
+  const std::vector<T> lost = {tiny, tiny, tiny, huge, huge, huge};
+  const auto lost_ref = reference_reduce<Product>(lost.data(), lost.size());
+  const auto lost_tol = tolerance(lost_ref, lost.size() - 1);
+  CHECK(loop_product(lost) == 0);
+  CHECK(unchecked_reason(lost_ref, lost_tol, lost.size() - 1).find("partial products underflow") != std::string::npos);
+}
+
+TEST_CASE("a product whose partial products leave even long double's range is refused", "[reference]") {
+  std::vector<double> x(20, 1e300);
+  x.insert(x.end(), 20, 1e-300);
+  CHECK_THROWS_AS(reference_reduce<Product>(x.data(), x.size()), InputError);
+}
+
+TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no thread can be started", "[reference]") {
+  // Under `prlimit --nproc=2` (a user other than root) the second thread could not be started: a
+  // joinable std::thread was destroyed as the exception unwound, and the program died of SIGABRT.
+  // A child process, as nobody where the test runs as root (root ignores the limit), limits
+  // itself to its own one process and runs the chunks; the parent reads its exit status.
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(77);
+    const struct rlimit one = {1, 1};
+    if (::setrlimit(RLIMIT_NPROC, &one) != 0) ::_exit(77);
+    int status = 0;
+    const auto caller = std::this_thread::get_id();
+    std::vector<int> runs(8, 0);
+    std::vector<std::size_t> begins(8), ends(8);
+    std::vector<std::thread::id> where(8);
+    parallel_chunks(1000, 8, [&](std::size_t b, std::size_t e, unsigned w) {
+      ++runs[w], begins[w] = b, ends[w] = e, where[w] = std::this_thread::get_id();
+    });
+    for (unsigned w = 0; w < 8; ++w)
+      if (runs[w] != 1 || begins[w] != std::min<std::size_t>(1000, w * 125) || ends[w] != std::min<std::size_t>(1000, w * 125 + 125) ||
+          where[w] != caller)
+        status = 1;
+    // The whole reference on an input of two workers' size, and an exception from a chunk.
+    const auto x = generate_input<std::int32_t>(std::size_t(3) << 20, 5);
+    std::int64_t s = 0;
+    for (auto v : x) s += v;
+    if (reference_sum(x.data(), x.size()).value != static_cast<std::int32_t>(s)) status = 2;
+    try {
+      parallel_chunks(100, 4, [](std::size_t, std::size_t, unsigned w) {
+        if (w == 2) throw std::runtime_error("chunk 2");
+      });
+      status = 3;
+    } catch (const std::runtime_error&) {
+    }
+    ::_exit(status);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("the child " << (WIFSIGNALED(status) ? "died of signal " : "exited with ")
+                    << (WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status)));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+    WARN("could not take the identity of nobody or limit the processes: not tested");
+    return;
+  }
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
