@@ -36,11 +36,9 @@ std::string mebibytes(std::size_t bytes) {
 
 // Everything after the input, for its element type T.
 template <typename T>
-int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
+int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   const std::size_t n = data.size(), bytes = n * sizeof(T);
   const int block = options.block;
-  Report report(info, options);
-  report.set_input(data_type_of<T>(), n, source);
 
   // The reference. Each finish adds floats in an order of its own, so each is checked against the
   // error bound of that order (its column `tolerance`), not one bound for all.
@@ -168,7 +166,10 @@ int main(int argc, char** argv) {
   // The input (--n random elements of --type, or --input FILE), then the rest for its type.
   return run_guarded(info.name, [&] {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
-      const int status = reduce(data, source, info, options);
+      using T = typename std::decay_t<decltype(data)>::value_type;
+      Report report(info, options);
+      report.set_input(data_type_of<T>(), data.size(), source);
+      const int status = reduce(data, options, report);
       // Said after the report, so never beside the one line of a bad input.
       if (ch08::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
       return status;
