@@ -46,24 +46,23 @@ enum class Handoff { Store, AtomicAdd };
 // the same, bit for bit, as one load at a time.
 constexpr int kLoadsInFlight = 4;
 
-// One thread's share of the first pass: every (G x B)-th element from its own, folded with Op.
+// One thread's share of a grid-stride pass over n elements by `grid_threads` threads (G x B):
+// elements i, i + G x B, i + 2 G x B, ... from its own index i, folded with Op.
 template <typename Op, typename T>
-__device__ T thread_partial(const T* input, std::size_t n) {
-  // EXERCISE: sum a grid-stride share of the input: this thread's elements i, i + G x B, i + 2 G x B, ...
+__device__ T thread_partial(const T* input, std::size_t n, std::size_t grid_threads) {
+  // EXERCISE: fold this thread's grid-stride share of the input: elements i, i + grid_threads, ...
   // HINT: - Start at the identity (Op::template identity<T>()) with i = blockIdx.x x blockDim.x +
-  // HINT:   threadIdx.x; add input[i] (op(sum, input[i])) and step i += gridDim.x x blockDim.x while
-  // HINT:   i < n. Keep i in 64 bits: with an unsigned i, n near 2^32 would make i wrap around and
-  // HINT:   the loop never end.
-  // HINT: - Load kLoadsInFlight of those elements (i, i + G x B, ...) into registers before adding
-  // HINT:   any, while the last of them is below n; then the rest one at a time.
+  // HINT:   threadIdx.x; add input[i] (op(sum, input[i])) and step i += grid_threads while i < n.
+  // HINT:   Keep i in 64 bits: with an unsigned i, n near 2^32 would make i wrap around and the
+  // HINT:   loop never end.
+  // HINT: - Load kLoadsInFlight of those elements (i, i + grid_threads, ...) into registers before
+  // HINT:   adding any, while the last of them is below n; then the rest one at a time.
   // PLACEHOLDER: return Op::template identity<T>();
   const Op op{};  // for Sum: +, wrapping around for int exactly as the CPU reference does
+  T sum = Op::template identity<T>();
   // In 64 bits: with a 32-bit index, i + 3 x grid_threads overflows once n passes
   // 2^31 - 4 x grid_threads (int) or wraps around to a small index once n passes
   // 2^32 - 4 x grid_threads (unsigned): largest_index_computed() below says why.
-  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
-
-  T sum = Op::template identity<T>();
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (kLoadsInFlight - 1) * grid_threads < n; i += kLoadsInFlight * grid_threads) {
     T loaded[kLoadsInFlight];
@@ -77,21 +76,28 @@ __device__ T thread_partial(const T* input, std::size_t n) {
   // END EXERCISE
 }
 
+// The same over the whole launch's grid: what chapter 09's kernels call.
+template <typename Op, typename T>
+__device__ T thread_partial(const T* input, std::size_t n) {
+  return thread_partial<Op>(input, n, std::size_t(blockDim.x) * gridDim.x);
+}
+
 template <Handoff kHandoff, typename T>
 __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // EXERCISE: reduce the block's thread_partial<reduction::Sum> values, then hand on its partial.
   // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
   // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
   // HINT:   and view it as T* (reinterpret_cast).
-  // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n); then the tree of chapter 06 over
-  // HINT:   the block's slots.
+  // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n, G x B); then the tree of chapter 06
+  // HINT:   over the block's slots.
   // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
   // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};
   const unsigned t = threadIdx.x;
-  partial[t] = thread_partial<reduction::Sum>(input, n);
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;  // G x B
+  partial[t] = thread_partial<reduction::Sum>(input, n, grid_threads);
 
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // the previous step's writes are visible before anyone reads them
