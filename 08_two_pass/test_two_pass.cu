@@ -1,77 +1,83 @@
+// Chapter 08 on the GPU: the three finishes against the CPU reference (the result poisoned before
+// every launch; integers exact, floats within the bound of each finish's own order), the grid the
+// device chooses, the bits of the deterministic finishes, and an input past 2^32 elements. The
+// index bound the program prints is checked on the host against the loop's own index sequence.
+#include <cuda_runtime.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "common/grid.cuh"
-#include "common/multi_block_testing.cuh"
+#include "common/gpu.cuh"
+#include "common/input.hpp"
+#include "common/parallel.hpp"
+#include "common/reference.hpp"
 #include "common/testing.hpp"
 #include "two_pass.cuh"
 
 using namespace reduction;
 
-TEMPLATE_TEST_CASE("two-pass: every finish at every edge size and block size", "[chapter08]", std::int32_t, float,
-                   double) {
-  for (std::size_t n : testing::edge_sizes()) testing::check_variants_at(ch08::variants<TestType>(), n);
-}
+namespace {
 
-TEST_CASE("two-pass: more than 2^32 elements", "[chapter08][huge]") {
-  testing::check_huge_int_input(ch08::variants<std::int32_t>(), {32, 256, 1024});
-}
+const std::vector<int> kEveryBlock = {32, 64, 128, 256, 512, 1024};  // what --block takes
 
-TEMPLATE_TEST_CASE("two-pass: without atomics, float results are bitwise identical over 100 runs", "[chapter08]", float,
-                   double) {
-  using T = TestType;
-  const auto seed = testing::fresh_seed();
-  const std::size_t n = (std::size_t(1) << 24) - 1;
-  INFO("seed " << seed << ", n = " << n);
-  const auto host = generate_input<T>(n, seed);
-  const auto ref = reference_sum(host.data(), n);
-  const DeviceBuffer<T> input(host);
+// Every finish at every block of `blocks` on `input` (n elements on the device), each result
+// checked against `ref` within the bound of that finish's order.
+template <typename T>
+void check_finishes(const T* input, std::size_t n, const Reference<T>& ref, const std::vector<int>& blocks) {
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;
-  for (const auto& variant : ch08::variants<T>()) {
-    if (!variant.deterministic) continue;
-    for (int block : {32, 256, 1024}) {
-      INFO(variant.name << " with blocks of " << block << " threads");
-      T first{};
-      int differing = 0;
-      for (int run = 0; run < 100; ++run) {
-        result.poison();
-        variant.launch(input.data(), n, result.data(), block, scratch, 0);
-        const T r = result.download_one();
-        if (run == 0) {
-          first = r;
-          CHECK_MATCHES(first, ref, tolerance(ref, variant.depth(n, block)));
-        } else if (std::memcmp(&r, &first, sizeof(T)) != 0) {
-          ++differing;
-        }
-      }
-      CHECK(differing == 0);
+  for (const int block : blocks)
+    for (const auto& finish : ch08::variants<T>()) {
+      INFO(finish.name << " with blocks of " << block << " threads, n = " << n);
+      result.poison();
+      finish.launch(input, n, result.data(), block, scratch, 0);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CHECK_MATCHES(result.download_one(), ref, tolerance(ref, finish.depth(n, block)));
     }
-  }
 }
 
-TEST_CASE("two-pass: the grid fills the GPU once, and never outnumbers the work", "[chapter08]") {
-  for (int block : testing::multi_block_sizes()) {
-    INFO("blocks of " << block << " threads");
-    const int resident = ch08::resident_blocks<ch08::Handoff::Store, float>(block);
-    CHECK(resident >= current_device().sm_count);  // at least one block on every multiprocessor
-    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(1, block) == 1);
-    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(block) + 1, block) == std::min(2, resident));
-    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(1) << 30, block) == resident);
-    // Depth of one pass: one element per thread adds nothing in the loop, two add once.
-    CHECK(grid_stride_rounded_additions(std::size_t(block), block, ceil_log2(block)) == ceil_log2(block));
-    CHECK(grid_stride_rounded_additions(2 * std::size_t(block), block, ceil_log2(block)) == 1 + ceil_log2(block));
-  }
+// The same on fresh random elements of T.
+template <typename T>
+void check_finishes_at(std::size_t n, const std::vector<int>& blocks) {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const auto host = generate_input<T>(n, seed);
+  const DeviceBuffer<T> input(host);
+  check_finishes(input.data(), n, reference_sum(host.data(), n), blocks);
+}
+
+// generate_input<int>'s elements, made on the GPU by the same function: 16 GiB needs no host memory.
+__global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = random_element<std::int32_t>(seed, i, Distribution::Default);
+}
+
+// Their exact sum, each element generated again on the host instead of stored.
+Reference<std::int32_t> streamed_int_sum(std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint64_t> partial(cpu_workers(n), 0);
+  parallel_chunks(n, unsigned(partial.size()), [&](std::size_t first, std::size_t last, unsigned w) {
+    for (std::size_t i = first; i < last; ++i)
+      partial[w] += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
+  });
+  std::uint64_t sum = 0;
+  for (const auto p : partial) sum += p;
+  Reference<std::int32_t> ref;
+  ref.value = std::int32_t(std::uint32_t(sum));  // wrapped as the GPU's adds wrap
+  ref.precise = ref.value;
+  ref.exact = true;
+  return ref;
 }
 
 // The same two passes on the CPU, one addition at a time in the order the kernel's code fixes: each
-// thread's grid-stride loop, then the block's tree, for the first pass and again for the second.
+// thread's grid-stride loop (one element at a time: the loads in flight must not change the
+// order), then the block's tree, for the first pass and again for the second.
 template <typename T>
 std::vector<T> one_pass_on_cpu(const std::vector<T>& input, int grid, int block) {
   const std::size_t n = input.size(), grid_threads = std::size_t(grid) * block;
-  std::vector<T> out(grid);
-  std::vector<T> partial(block);
+  std::vector<T> out(grid), partial(block);
   for (int b = 0; b < grid; ++b) {
     for (int t = 0; t < block; ++t) {
       T sum = T(0);
@@ -85,17 +91,108 @@ std::vector<T> one_pass_on_cpu(const std::vector<T>& input, int grid, int block)
   return out;
 }
 
-TEMPLATE_TEST_CASE("two-pass: the loads in flight keep the plain loop's order, bit for bit", "[chapter08]", float,
-                   double) {
+// Every index thread_partial's loop computes, for every thread of a grid of `grid_threads`: its
+// start, the test i + 3GB of each round of four loads, and each step of the loop after it.
+std::size_t largest_index_simulated(std::size_t n, std::size_t grid_threads) {
+  std::size_t largest = 0;
+  for (std::size_t g = 0; g < grid_threads; ++g) {
+    std::size_t i = g;
+    largest = std::max(largest, i);
+    for (;; i += 4 * grid_threads) {
+      largest = std::max(largest, i + 3 * grid_threads);
+      if (i + 3 * grid_threads >= n) break;
+    }
+    for (; i < n; i += grid_threads) largest = std::max(largest, i + grid_threads);
+  }
+  return largest;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("every finish, every block size, at the edges of a block and past 2^20", "[chapter08]",
+                   std::int32_t, float, double) {
+  for (const std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1023), std::size_t(1024),
+                              std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1})
+    check_finishes_at<TestType>(n, kEveryBlock);
+}
+
+TEST_CASE("every finish on 2^32 + 3 ints, past where a 32-bit index wraps", "[chapter08][huge]") {
+  const std::size_t n = (std::size_t(1) << 32) + 3;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (n * sizeof(std::int32_t) + (std::size_t(512) << 20) > free_bytes) {
+    WARN("skipped: 2^32 + 3 ints need 16 GiB of device memory, " << free_bytes / double(1 << 30) << " GiB are free");
+    SUCCEED();  // Catch2 v2 has no SKIP
+    return;
+  }
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  DeviceBuffer<std::int32_t> input(n);
+  fill_random_ints<<<1024, 256>>>(input.data(), n, seed);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (const std::size_t i : {std::size_t(0), (std::size_t(1) << 32) - 1, std::size_t(1) << 32, n - 1})
+    REQUIRE(input.download_one(i) == random_element<std::int32_t>(seed, i, Distribution::Default));
+  check_finishes(input.data(), n, streamed_int_sum(n, seed), {32, 256, 1024});
+}
+
+TEMPLATE_TEST_CASE("cpu and kernel finishes: the same float bits in 100 runs", "[chapter08]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
-  for (const std::size_t n : {std::size_t(1) << 20, (std::size_t(1) << 20) + 12345, std::size_t(777)}) {
+  const std::size_t n = (std::size_t(1) << 24) - 1;
+  INFO("seed " << seed << ", n = " << n);
+  const auto host = generate_input<T>(n, seed);
+  const auto ref = reference_sum(host.data(), n);
+  const DeviceBuffer<T> input(host);
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;
+  for (const auto& finish : ch08::variants<T>()) {
+    if (!finish.deterministic) continue;  // finish_atomic adds in the order the blocks finish
+    for (const int block : {32, 256, 1024}) {
+      INFO(finish.name << " with blocks of " << block << " threads");
+      T first{};
+      int differing = 0;
+      for (int run = 0; run < 100; ++run) {
+        result.poison();
+        finish.launch(input.data(), n, result.data(), block, scratch, 0);
+        const T r = result.download_one();
+        if (run == 0) {
+          first = r;
+          CHECK_MATCHES(first, ref, tolerance(ref, finish.depth(n, block)));
+        } else if (std::memcmp(&r, &first, sizeof(T)) != 0) {
+          ++differing;
+        }
+      }
+      CHECK(differing == 0);
+    }
+  }
+}
+
+TEST_CASE("the grid fills the GPU once, and never outnumbers the work", "[chapter08]") {
+  for (const int block : kEveryBlock) {
+    INFO("blocks of " << block << " threads");
+    const int resident = ch08::resident_blocks(ch08::two_pass_kernel<ch08::Handoff::Store, float>, block,
+                                               block * sizeof(float));
+    CHECK(resident >= current_device().sm_count);  // at least one block on every multiprocessor
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(1, block) == 1);
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(block) + 1, block) == std::min(2, resident));
+    CHECK(ch08::grid_size<ch08::Handoff::Store, float>(std::size_t(1) << 30, block) == resident);
+    // Depth of one pass: one element per thread adds nothing in the loop, two add once.
+    CHECK(ch08::grid_stride_rounded_additions(std::size_t(block), block, ceil_log2(block)) == ceil_log2(block));
+    CHECK(ch08::grid_stride_rounded_additions(2 * std::size_t(block), block, ceil_log2(block)) == 1 + ceil_log2(block));
+  }
+}
+
+TEMPLATE_TEST_CASE("four loads in flight keep the plain loop's order, bit for bit", "[chapter08]", float, double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  for (const std::size_t n : {std::size_t(777), std::size_t(1) << 20, (std::size_t(1) << 20) + 12345}) {
     INFO("seed " << seed << ", n = " << n);
     const auto host = generate_input<T>(n, seed);
     const DeviceBuffer<T> input(host);
     DeviceBuffer<T> result(1);
     DeviceScratch scratch;
-    for (int block : {32, 256}) {
+    for (const int block : {32, 256}) {
       INFO("blocks of " << block << " threads");
       const int grid = ch08::grid_size<ch08::Handoff::Store, T>(n, block);
       const T expected = one_pass_on_cpu(one_pass_on_cpu(host, grid, block), 1, block)[0];
@@ -104,4 +201,20 @@ TEMPLATE_TEST_CASE("two-pass: the loads in flight keep the plain loop's order, b
       CHECK(std::memcmp(&got, &expected, sizeof(T)) == 0);
     }
   }
+}
+
+TEST_CASE("the largest index the loop computes, as the program prints it", "[chapter08]") {
+  // Against the loop's own indices, for small grids and every n up to 3000.
+  for (const std::size_t grid_threads : {1, 2, 3, 32, 96, 256})
+    for (std::size_t n = 1; n <= 3000; ++n) {
+      INFO("n = " << n << ", " << grid_threads << " threads");
+      REQUIRE(ch08::largest_index_computed(n, grid_threads) == largest_index_simulated(n, grid_threads));
+    }
+  // An H100's default grid, 1056 blocks of 256 threads: an unsigned index would first wrap at
+  // n = 2^32 - 4 x 270336 + 1 = 4,293,885,953 (the README's exercise 2), an int at 2^31 - 4 x 270336 + 1.
+  const std::size_t h100 = 1056 * 256;
+  CHECK(ch08::largest_index_computed(4293885952u, h100) == 0xffffffffu);
+  CHECK(ch08::largest_index_computed(4293885953u, h100) == std::size_t(1) << 32);
+  CHECK(ch08::largest_index_computed(2146402304u, h100) == 0x7fffffffu);
+  CHECK(ch08::largest_index_computed(2146402305u, h100) == std::size_t(1) << 31);
 }

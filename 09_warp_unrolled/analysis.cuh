@@ -1,19 +1,70 @@
-// Chapter 09 as the driver (common/driver.cuh) runs it: its registry with the operators and --sizes,
-// fastest as the headline and cub as the baseline, and what its program explains before its runs:
-// where each variant's tree steps run for the block size and the plan `fastest` picks for n (one
-// block, or a grid). After the runs the driver says how close `fastest` came to the read ceiling
-// and to the library.
+// What chapter 09's program explains before its runs (main.cu prints it, with or without a GPU):
+// where the tree steps of the kernels that run take place for the block size, and the plan
+// `fastest` picks for n (one block, or a grid); for --sizes, the single-block path's thresholds
+// and each row's plan. Plain functions of the chapter's kernel headers.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
+#include <ostream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "common/driver.cuh"
+#include "common/json.hpp"
+#include "common/reference.hpp"
+#include "common/types.hpp"
 #include "warp_unrolled.cuh"
 
 namespace ch09 {
+
+// "390.6 KiB", "1024.0 MiB": a size in the analysis and the notes.
+inline std::string mebibytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return text;
+}
+
+inline bool contains(const std::vector<std::string>& kernels, const std::string& name) {
+  return std::find(kernels.begin(), kernels.end(), name) != kernels.end();
+}
+
+// Where the tree's steps run, for the kernels that run (`kernels`) at blocks of `block` threads.
+inline void describe_trees(std::ostream& text, int block, const std::vector<std::string>& kernels, bool sums) {
+  const std::size_t levels = reduction::ceil_log2(std::size_t(block));
+  const bool warp_finish = contains(kernels, "warp_volatile") || contains(kernels, "warp_syncwarp");
+  const bool lesson = warp_finish || contains(kernels, "unrolled") || contains(kernels, "shuffle");
+  if (lesson)
+    text << "block      " << block << " threads: a tree of " << levels << " steps over the threads' "
+         << (sums ? "sums" : "values") << "\n";
+  if (block >= 32) {
+    const std::size_t warp_steps = 6, block_steps = levels > warp_steps ? levels - warp_steps : 0;
+    if (warp_finish) {
+      std::vector<std::string> names;
+      for (const char* name : {"warp_volatile", "warp_syncwarp"})
+        if (contains(kernels, name)) names.push_back(name);
+      text << "           " << reduction::join(names) << ": " << block_steps << " steps behind __syncthreads(), then "
+           << warp_steps << " inside warp 0\n           (the tree is padded to 64 values) with no block-wide barrier\n";
+    }
+    if (contains(kernels, "unrolled") && warp_finish)
+      text << "           unrolled: the same steps with " << block
+           << " a compile-time constant, so the loops become straight code\n";
+    else if (contains(kernels, "unrolled"))  // its warp steps are not padded to 64 values
+      text << "           unrolled: " << block_steps << " steps behind __syncthreads(), then "
+           << std::min(levels, warp_steps) << " inside warp 0 behind __syncwarp(),\n           with " << block
+           << " a compile-time constant, so the loops become straight code\n";
+    if (contains(kernels, "shuffle"))
+      text << "           shuffle: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
+  } else if (contains(kernels, "unrolled")) {
+    text << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
+  }
+  const bool fastest = contains(kernels, "fastest"), cub = contains(kernels, "cub");
+  if (fastest || cub)
+    text << (lesson ? "           " : "block      ")
+         << (fastest && cub ? "fastest and cub choose their own blocks" : fastest ? "fastest chooses its own block"
+                                                                                 : "cub chooses its own block")
+         << "\n";
+}
 
 // fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
 // how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
@@ -33,77 +84,20 @@ inline std::string launch_of(const FastestPlan& plan) {
   return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
 }
 
-struct WarpUnrolled : reduction::ChapterDefaults {
-  static reduction::ChapterInfo info(const std::string& name, const std::string& title) {
-    reduction::ChapterInfo info = reduction::multi_block_info(name, title);
-    // unrolled takes any block; the registry says which variants need whole warps (32 threads)
-    info.check_block = reduction::power_of_two_block(1, 1024);
-    info.default_n = std::size_t(1) << 28;  // 1 GiB of int: twenty times an H100's L2
-    return info;
-  }
-  template <typename Op, typename T> static auto variants() { return ch09::variants<Op, T>(); }
-  static constexpr bool unfinished = ch09::unfinished;
-  static constexpr bool has_ops = true, has_sizes = true, read_ceiling = true;
-  static constexpr const char* baseline = "cub", *headline = "fastest";
-  static std::vector<std::string> sizes_kernels() { return {"fastest", "cub"}; }
+// A plan in the report's JSON (fastest_plan, and the --sizes rows).
+inline reduction::Json plan_json(const FastestPlan& plan) {
+  return {{"path", plan.single_block ? "single_block" : "grid"}, {"block", plan.block}, {"grid", plan.grid}};
+}
 
-  template <typename Op, typename T> static void analyze(reduction::Analysis<T>& a) {
-    const std::size_t levels = reduction::ceil_log2(std::size_t(a.block));
-    a.text() << "block      " << a.block << " threads: a tree of " << levels << " steps over the threads' sums\n";
-    if (a.block >= 32) {
-      const std::size_t warp_steps = 6, block_steps = levels > warp_steps ? levels - warp_steps : 0;
-      a.text() << "           warp_volatile, warp_syncwarp: " << block_steps << " steps behind __syncthreads(), then "
-               << warp_steps << " inside warp 0\n"
-               << "           (the tree is padded to 64 values) with no block-wide barrier\n"
-               << "           unrolled: the same steps with " << a.block
-               << " a compile-time constant, so the loops become straight code\n"
-               << "           shuffle: 5 shuffle steps in every warp, one __syncthreads(), 5 in warp 0\n";
-    } else {
-      a.text() << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
-    }
-    a.text() << "           fastest and cub choose their own blocks\n"
-             << "bytes      " << a.n << " x " << sizeof(T) << " = " << reduction::mebibytes(a.n * sizeof(T))
-             << " to read once, the least any kernel must move\n"
-             << "fastest    " << describe_plan<T>(a.n) << "\n";
-    if (!a.device) return;
-    const FastestPlan plan = fastest_plan<Op, T>(a.n);
-    if (!plan.single_block) a.text() << "           here: " << launch_of(plan) << " threads\n";
-    a.fields().set("fastest_plan", plan_json(plan));
-  }
-
-  // --sizes: the single-block path's thresholds before the rows and, with a GPU, the plan of each
-  // row (operator by operator, size by size, the order of the rows).
-  template <typename T>
-  static std::vector<reduction::SizeNote> analyze_sizes(std::ostream& text, const std::vector<std::size_t>& sizes,
-                                                        const std::vector<reduction::OpKind>& ops,
-                                                        const reduction::DeviceInfo* device) {
-    using C = FastestChoice;
-    text << "plan       fastest's single-block path for " << reduction::type_name(reduction::data_type_of<T>())
-         << ": the block's threads for n up to";
-    for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
-      text << (threads == C::kSingleBlockMin ? "\n           " : ", ")
-           << std::size_t(threads) * C::kLoadsInFlight * Lanes<T, true>::count << ": " << threads;
-    text << "; beyond, the grid path\n";
-    std::vector<reduction::SizeNote> notes;
-    if (!device) return notes;
-    for (const reduction::OpKind op : ops)
-      reduction::dispatch_op(op, [&](auto o) {
-        using Op = decltype(o);
-        if constexpr (!std::is_same_v<Op, reduction::Product>) {  // not offered by --op
-          for (const std::size_t n : sizes) {
-            const FastestPlan plan = fastest_plan<Op, T>(n);
-            notes.push_back({launch_of(plan), plan_json(plan)});
-          }
-        }
-        return 0;
-      });
-    return notes;
-  }
-
- private:
-  static reduction::Json plan_json(const FastestPlan& plan) {
-    return {{"path", plan.single_block ? "single_block" : "grid"}, {"block", plan.block}, {"grid", plan.grid}};
-  }
-};
+// --sizes: the sizes up to which each block of the single-block path takes the whole input.
+template <typename T> void describe_single_block_path(std::ostream& text) {
+  using C = FastestChoice;
+  text << "plan       fastest's single-block path for " << reduction::type_name(reduction::data_type_of<T>())
+       << ": the block's threads for n up to";
+  for (int threads = C::kSingleBlockMin; threads <= C::kSingleBlockMax; threads *= 2)
+    text << (threads == C::kSingleBlockMin ? "\n           " : ", ")
+         << std::size_t(threads) * C::kLoadsInFlight * Lanes<T, true>::count << ": " << threads;
+  text << "; beyond, the grid path\n";
+}
 
 }  // namespace ch09

@@ -1,16 +1,246 @@
-// Chapter 09 program: the warp-level finish, the unrolled tree, shuffles and `fastest`, each
-// checked and timed beside cub::DeviceReduce in one table (column vs_cub), against the copy and
-// read ceilings measured in the same run. common/driver.cuh runs it; analysis.cuh is the chapter
-// as the driver sees it (its registry, its facts, and what it explains).
+// Chapter 09 program: the warp-level finish, the unrolled tree, shuffles and `fastest`, each checked
+// and timed beside cub::DeviceReduce in one table (column vs_cub), against the copy and read
+// ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
+// GPU, ceilings and upload, the runs, the comparison with cub, the report. --sizes times fastest
+// against cub (or the kernels named) at many sizes instead, one row per size and operator
+// (sizes.cuh; benchmark/sweep.py drives it for the three types).
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
 //   09_warp_unrolled --sizes LIST|standard [--op sum|max|min|all] [--kernel K,K] [--type ...] [--json]
-// --sizes times fastest against cub (or the kernels named) at many sizes in one process, one row
-// per size and operator (benchmark/sweep.py drives it for the three types).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "analysis.cuh"
+#include "common/escape.hpp"
+#include "common/gpu.cuh"
+#include "common/measure.cuh"      // open_gpu, run_reduction
+#include "common/multi_block.cuh"  // RotatingInput, Ceilings, copy_ceiling_bytes, describe_ceilings
+#include "common/options.hpp"
+#include "common/program.hpp"
+#include "common/read_ceiling.cuh"
+#include "common/reference.hpp"
+#include "common/report.hpp"
+#include "common/sizes.hpp"
+#include "sizes.cuh"
+#include "warp_unrolled.cuh"
+
+using namespace reduction;
+
+namespace {
+
+// Everything after the input, for its element type T and the operator Op.
+template <typename Op, typename T>
+int reduce(const std::vector<T>& data, const Options& options, Report& report) {
+  const std::size_t n = data.size(), bytes = n * sizeof(T);
+  const int block = options.block;
+  // The kernels that run: the chosen ones that take Op (warp_volatile, warp_syncwarp and unrolled add only).
+  const auto chosen = chosen_variants(ch09::variants<Op, T>(), options.kernels);
+  std::vector<std::string> names, skipped, offered;
+  for (const auto& v : chosen) names.push_back(v.name);
+  for (const auto& v : ch09::variants<Op, T>()) offered.push_back(v.name);
+  for (const auto& k : options.kernels)
+    if (!ch09::contains(names, k)) skipped.push_back(k);
+
+  // The reference. Each kernel adds floats in an order of its own, so each is checked against the
+  // error bound of that order (its column `tolerance`); max and min are exact.
+  const Reference<T> ref = reference_reduce<Op>(data.data(), n);
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value), "higher-precision CPU sum; each kernel passes within the error bound "
+                                                "of its own summation order (column tolerance)");
+
+  // The analysis: where each kernel's tree runs, the bytes, and fastest's plan for n (its grid
+  // comes from the GPU, if there is one).
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+  report.text() << "operator   " << Op::name << ", identity "
+                << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\n";
+  report.fields().set("op", Op::name);
+  ch09::describe_trees(report.text(), block, names, std::is_same_v<Op, Sum>);
+  report.text() << "bytes      " << n << " x " << sizeof(T) << " = " << ch09::mebibytes(bytes)
+                << " to read once, the least any kernel must move\n";
+  if (ch09::contains(names, "fastest")) {
+    report.text() << "fastest    " << ch09::describe_plan<T>(n) << "\n";
+    if (device) {
+      const ch09::FastestPlan plan = ch09::fastest_plan<Op, T>(n);
+      if (!plan.single_block) report.text() << "           here: " << ch09::launch_of(plan) << " threads\n";
+      report.fields().set("fastest_plan", ch09::plan_json(plan));
+    }
+  }
+  if (!skipped.empty())
+    report.text() << "skipped    " << join(skipped, " ") << ": they take only sum; --op " << Op::name << " runs "
+                  << join(offered) << "\n";
+  report.fields().set("block", block);
+  if (!device) return report.finish_without_gpu(no_gpu);
+
+  // The ceilings, measured while the device memory is still free: a device-to-device copy, and a
+  // plain streaming read (common/read_ceiling.cuh), the ceiling of a kernel that only reads. An
+  // input the GPU cannot hold (a file's data, say) is bad input, exit 2.
+  if (auto why = device_room(bytes)) throw InputError(*why);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  Ceilings ceilings;
+  ceilings.copy_bytes = copy_ceiling_bytes(bytes, device->l2_bytes, free_bytes);
+  if (ceilings.copy_bytes > 0)
+    ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
+
+  // Allocation and upload; the read ceiling reads the input itself when it is large enough to
+  // stream from DRAM. An input that fits in L2 is copied until the copies do not, and each run
+  // reads the next copy (unless --hot-l2).
+  const DeviceBuffer<T> input(data);
+  ceilings.read = measure_read_ceiling(input.data(), bytes, device->l2_bytes, options.warmup, options.reps);
+  RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
+  DeviceBuffer<T> result(1);
+  DeviceScratch scratch;  // block results, cub's temporary storage
+
+  // The runs: each kernel is launched once on a poisoned result and checked, then timed (events,
+  // warm-up, median), every timed result checked too (common/measure.cuh: run_reduction).
+  std::vector<RunResult> runs;
+  for (const auto& v : chosen) {
+    const std::size_t depth = v.depth(n, block);
+    const long double tol = tolerance(ref, depth);
+    const auto launch = [&](cudaStream_t stream) { v.launch(rotating.next(), n, result.data(), block, scratch, stream); };
+    RunResult run = run_reduction<T>(v.name, launch, result, ref, tol, options, double(bytes), {}, depth);
+    Json columns = Json::object();
+    columns.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (ceilings.read.gbps > 0) columns.set("pct_of_read", 100 * run.gbps / ceilings.read.gbps);
+    if (!ref.exact) columns.set("tolerance", static_cast<double>(tol));
+    for (const auto& [key, value] : run.extra.items()) columns.set(key, value);  // run_spread, for floats
+    run.extra = std::move(columns);
+    // Every kernel here promises the same float on every run: two different results break that promise.
+    if (v.deterministic && !ref.exact && column_of(run, "run_spread") != 0) {
+      run.correct = false;
+      report.summary() << v.name << " gave different results on different runs: it should not\n";
+    }
+    runs.push_back(std::move(run));
+  }
+
+  // The library as the ceiling: every kernel's throughput over cub's, measured in the same run.
+  const RunResult *fastest = nullptr, *cub = nullptr;
+  for (const auto& r : runs) {
+    if (r.kernel == "fastest") fastest = &r;
+    if (r.kernel == "cub") cub = &r;
+  }
+  if (cub)
+    for (auto& r : runs) r.extra.set("vs_cub", cub->time_ms / r.time_ms);
+
+  // The report: the runs, the ceilings, the rotation of copies, and how close fastest came to the
+  // read ceiling and to cub.
+  for (const auto& r : runs) report.add_run(r);
+  describe_ceilings(report, ceilings);
+  if (rotating.copies() > 1)
+    report.summary() << "L2         the input (" << ch09::mebibytes(bytes) << ") fits in the "
+                     << ch09::mebibytes(device->l2_bytes) << " L2: each run reads the next of " << rotating.copies()
+                     << " copies of it,\n           "
+                     << (rotating.copies() * bytes < device->l2_bytes
+                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
+                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
+  else if (options.hot_l2 && bytes < 3 * device->l2_bytes)
+    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
+  report.fields().set("input_copies", rotating.copies());
+  char line[256];
+  if (fastest && column_of(*fastest, "pct_of_read") > 0) {
+    std::snprintf(line, sizeof line, "%-10s %.1f %% of the read ceiling\n", "fastest", column_of(*fastest, "pct_of_read"));
+    report.summary() << line;
+    report.fields().set("fastest_pct_of_read", column_of(*fastest, "pct_of_read"));
+  }
+  if (fastest && cub) {
+    const double ratio = cub->time_ms / fastest->time_ms;
+    std::snprintf(line, sizeof line, "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n",
+                  ratio, format_time(cub->time_ms).c_str(), format_time(fastest->time_ms).c_str(), options.reps);
+    report.summary() << line;
+    report.fields().set("fastest_vs_cub", ratio);
+  }
+  return report.finish();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  return reduction::run_chapter<ch09::WarpUnrolled>(
-      argc, argv, "09_warp_unrolled",
-      "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling");
+  // The options: the shared ones (common/options.hpp), --op, --hot-l2 and --sizes.
+  ChapterInfo info;
+  info.name = "09_warp_unrolled";
+  info.title = "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling";
+  info.has_block = true;
+  info.check_block = power_of_two_block(1, 1024);  // unrolled takes any block; below 32, only it (the check below)
+  info.default_n = std::size_t(1) << 28;           // 1 GiB of int: twenty times an H100's L2
+  info.device_room = device_room;                  // a GPU too small for --n says so before the input is made
+  const auto registry = ch09::variants<Sum, int>();
+  for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic});
+  Options options;
+  CommandLine cli(info, options);
+  std::string op_text = "sum", sizes_text;
+  cli.add_option("--op", op_text, "operator; all: sum, max and min in turn (with --sizes)", {"sum", "max", "min", "all"});
+  cli.add_flag("--hot-l2", options.hot_l2,
+               "time small inputs from L2: every run reads the same copy (default: rotate copies, see the report)");
+  cli.add_option("--sizes", sizes_text,
+                 "time the kernels at each of these sizes instead, alternating (comma-separated counts, or standard: 2^k "
+                 "for k = 0..30, 2^k - 1, 2^k + 1 and 10^k up to 10^9), one row each");
+  // `--sizes ''` is a size list that names no size, not an absent one.
+  bool sizes_given = false;
+  for (int i = 1; i < argc; ++i)
+    sizes_given = sizes_given || std::strcmp(argv[i], "--sizes") == 0 || std::strncmp(argv[i], "--sizes=", 8) == 0;
+  cli.add_check([&]() -> std::optional<std::string> {  // the warp finishes and shuffles reduce whole warps
+    for (const auto& v : registry)
+      if (options.block < v.min_block && ch09::contains(options.kernels, v.name))
+        return "--block " + std::to_string(options.block) + " is too small for " + v.name + ", which needs at least " +
+               std::to_string(v.min_block) + " threads a block (it reduces whole warps)";
+    return std::nullopt;
+  });
+  std::vector<OpKind> ops = {OpKind::Sum};
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (op_text == "all") {
+      if (!sizes_given) return std::string("--op all goes with --sizes; one run takes one operator");
+      ops = {OpKind::Sum, OpKind::Max, OpKind::Min};
+      return std::nullopt;
+    }
+    ops = {*parse_op(op_text)};
+    std::vector<std::string> offered;  // the kernels that take max and min
+    for (const auto& v : ch09::variants<Max, int>()) offered.push_back(v.name);
+    if (op_text == "sum" || std::any_of(options.kernels.begin(), options.kernels.end(),
+                                        [&](const std::string& k) { return ch09::contains(offered, k); }))
+      return std::nullopt;
+    return "--op " + op_text + ": the chosen kernels add only; " + join(offered) + " take " + op_text;
+  });
+  std::vector<std::size_t> sizes;
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (!sizes_given) return std::nullopt;
+    if (!options.input.empty()) return std::string("--sizes makes its own input (one per --type); --input does not apply");
+    const auto parsed = parse_sizes(sizes_text);
+    if (!parsed)
+      return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
+             escaped(sizes_text) + "'";
+    sizes = *parsed;
+    if (options.kernels == variant_names(info)) options.kernels = {"fastest", "cub"};  // --sizes compares these two
+    return std::nullopt;
+  });
+  if (auto status = cli.parse(argc, argv)) return *status;
+  if (!sizes.empty()) options.n = sizes.back();  // one input of the largest size; smaller sizes reduce a prefix
+
+  // The input (--n random elements of --type, or --input FILE), then the rest for its type and operator.
+  return run_guarded(info.name, [&] {
+    return with_input(info, options, [&](const auto& data, const std::string& source) {
+      using T = typename std::decay_t<decltype(data)>::value_type;
+      Report report(info, options);
+      report.set_input(data_type_of<T>(), data.size(), source);
+      const int status = !sizes.empty() ? ch09::run_sizes(data, options, report, sizes, ops)
+                                        : dispatch_op(ops.front(), [&](auto op) {
+                                            using Op = decltype(op);
+                                            if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered
+                                            else return reduce<Op>(data, options, report);
+                                          });
+      // Said after the report, so never beside the one line of a bad input.
+      if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+      return status;
+    });
+  });
 }

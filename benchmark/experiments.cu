@@ -219,7 +219,7 @@ void pass_rows(const char* label, Kernel kernel, std::initializer_list<int> bloc
                const DeviceBuffer<T>& input, std::size_t n, const Reference<T>& ref) {
   for (int block : blocks)
     for (int waves : waves_list) {
-      const int grid = waves * resident_blocks(kernel, block, block * sizeof(T));
+      const int grid = waves * ch08::resident_blocks(kernel, block, block * sizeof(T));
       DeviceBuffer<T> out(grid);
       const double us = median_us<T>([&](cudaStream_t s) {
         kernel<<<grid, block, block * sizeof(T), s>>>(input.data(), n, out.data());

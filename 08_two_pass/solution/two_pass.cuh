@@ -1,19 +1,29 @@
 // Chapter 08: the two-pass reduction. A grid sized to fill the GPU once, a grid-stride loop that
 // spreads any n over it, and block partials combined without atomics.
+//
+// Chapter 09 builds on this header (as chapter 10 builds on 09's): its kernels take their loads
+// from thread_partial, their grid from resident_blocks and grid_for, and launch through
+// launch_two_passes.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "common/cuda_check.cuh"
-#include "common/grid.cuh"
+#include "common/gpu.cuh"
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 #include "common/variants.cuh"
 
 namespace ch08 {
+
+using reduction::DeviceScratch;
 
 // How a block hands on its partial: stored at out[blockIdx.x] for a later pass, or added to out[0].
 enum class Handoff { Store, AtomicAdd };
@@ -36,39 +46,58 @@ enum class Handoff { Store, AtomicAdd };
 // the same, bit for bit, as one load at a time.
 constexpr int kLoadsInFlight = 4;
 
-template <Handoff kHandoff, typename T>
-__global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
-  // EXERCISE: sum a grid-stride share of the input per thread, reduce the block, hand on its partial.
-  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
-  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
-  // HINT:   and view it as T* (reinterpret_cast).
-  // HINT: - Each thread starts at the identity and adds input[i] for i = blockIdx.x x blockDim.x +
-  // HINT:   threadIdx.x, then i += gridDim.x x blockDim.x, while i < n. Keep i in 64 bits: with an
-  // HINT:   unsigned i, n above 2^32 would make i wrap around and the loop never end.
-  // HINT: - Load kLoadsInFlight of those elements (i, i + G x B, ...) into registers before adding
-  // HINT:   any, while the last of them is below n; then the rest one at a time.
-  // HINT: - Then the tree of chapter 06 over the block's slots.
-  // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
-  // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
-  extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
-  T* partial = reinterpret_cast<T*>(shared_bytes);
-  const reduction::Sum add{};  // +, wrapping around for int exactly as the CPU reference does
-  const unsigned t = threadIdx.x;
-  // In 64 bits: with a 32-bit index, i += grid_threads overflows once n passes 2^31 (int) or
-  // wraps around to a small index and loops forever once n passes 2^32 (unsigned).
-  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;
-
-  T sum = reduction::Sum::identity<T>();
-  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + t;
+// One thread's share of a grid-stride pass over n elements by `grid_threads` threads (G x B):
+// elements i, i + G x B, i + 2 G x B, ... from its own index i, folded with Op.
+template <typename Op, typename T>
+__device__ T thread_partial(const T* input, std::size_t n, std::size_t grid_threads) {
+  // EXERCISE: fold this thread's grid-stride share of the input: elements i, i + grid_threads, ...
+  // HINT: - Start at the identity (Op::template identity<T>()) with i = blockIdx.x x blockDim.x +
+  // HINT:   threadIdx.x; add input[i] (op(sum, input[i])) and step i += grid_threads while i < n.
+  // HINT:   Keep i in 64 bits: with an unsigned i, n near 2^32 would make i wrap around and the
+  // HINT:   loop never end.
+  // HINT: - Load kLoadsInFlight of those elements (i, i + grid_threads, ...) into registers before
+  // HINT:   adding any, while the last of them is below n; then the rest one at a time.
+  // PLACEHOLDER: return Op::template identity<T>();
+  const Op op{};  // for Sum: +, wrapping around for int exactly as the CPU reference does
+  T sum = Op::template identity<T>();
+  // In 64 bits: with a 32-bit index, i + 3 x grid_threads overflows once n passes
+  // 2^31 - 4 x grid_threads (int) or wraps around to a small index once n passes
+  // 2^32 - 4 x grid_threads (unsigned): largest_index_computed() below says why.
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (kLoadsInFlight - 1) * grid_threads < n; i += kLoadsInFlight * grid_threads) {
     T loaded[kLoadsInFlight];
 #pragma unroll
     for (int k = 0; k < kLoadsInFlight; ++k) loaded[k] = input[i + k * grid_threads];  // all issued first
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) sum = add(sum, loaded[k]);  // then added, in the plain order
+    for (int k = 0; k < kLoadsInFlight; ++k) sum = op(sum, loaded[k]);  // then added, in the plain order
   }
-  for (; i < n; i += grid_threads) sum = add(sum, input[i]);  // the last few, one at a time
-  partial[t] = sum;
+  for (; i < n; i += grid_threads) sum = op(sum, input[i]);  // the last few, one at a time
+  return sum;
+  // END EXERCISE
+}
+
+// The same over the whole launch's grid: what chapter 09's kernels call.
+template <typename Op, typename T>
+__device__ T thread_partial(const T* input, std::size_t n) {
+  return thread_partial<Op>(input, n, std::size_t(blockDim.x) * gridDim.x);
+}
+
+template <Handoff kHandoff, typename T>
+__global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
+  // EXERCISE: reduce the block's thread_partial<reduction::Sum> values, then hand on its partial.
+  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
+  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
+  // HINT:   and view it as T* (reinterpret_cast).
+  // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n, G x B); then the tree of chapter 06
+  // HINT:   over the block's slots.
+  // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
+  // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
+  extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const reduction::Sum add{};
+  const unsigned t = threadIdx.x;
+  const std::size_t grid_threads = std::size_t(gridDim.x) * blockDim.x;  // G x B
+  partial[t] = thread_partial<reduction::Sum>(input, n, grid_threads);
 
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // the previous step's writes are visible before anyone reads them
@@ -83,25 +112,59 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // END EXERCISE
 }
 
-// How many blocks of `block` threads the GPU runs at once: the occupancy calculator's blocks per
-// multiprocessor (limited by threads, registers and shared memory per block) times the number of
-// multiprocessors. The answer depends only on the kernel, the block size and the device, so
-// common/grid.cuh asks once per kernel and block size and keeps it.
-template <Handoff kHandoff, typename T>
-int resident_blocks(int block) {
-  return reduction::resident_blocks(two_pass_kernel<kHandoff, T>, block, block * sizeof(T));
+// How many multiprocessors the current device has, asked once per device.
+inline int multiprocessors() {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  int count = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return known[device] = count;
 }
 
-// The first pass's grid: every block the GPU can run at once (more would only wait for a free
-// multiprocessor, then loop over the same input), but no more blocks than n has elements for.
+// How many blocks of `kernel` the GPU runs at once: its multiprocessors times the blocks of this
+// size that fit on one (the occupancy calculator weighs registers, shared memory and the thread
+// limit). A grid of that size keeps every multiprocessor full, and a grid-stride loop lets it
+// cover any n. The answer depends only on the device, the kernel, the block size and the shared
+// memory, so it is asked once and kept: the launch path then makes no driver query, which matters
+// when a reduction takes microseconds. The table is shared by every host thread, so a lock guards
+// it. At least one block per multiprocessor is reported, so that a grid is never empty: a kernel
+// that fits nowhere then fails at its launch, with the launch's own error.
+template <typename Kernel>
+int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, const void*, int, std::size_t>, int> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, reinterpret_cast<const void*>(kernel), block, shared_bytes);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  int per_multiprocessor = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, block, shared_bytes));
+  return known[key] = std::max(1, per_multiprocessor) * multiprocessors();
+}
+
+// The grid of a pass over `work` items, `per_block` items to a block: every resident block (more
+// would only wait for a free multiprocessor, then loop over the same input), or fewer when there
+// is not enough work to give each of them something; never none (resident is at least 1).
+inline int grid_for(std::size_t work, std::size_t per_block, int resident) {
+  const std::size_t wanted = (work + per_block - 1) / per_block;
+  return static_cast<int>(std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(resident)));
+}
+
+// The first pass's grid: every block the GPU can run at once, but no more blocks than n has
+// elements for (one a thread). Both flavours of the kernel use the same resources.
 template <Handoff kHandoff, typename T>
 int grid_size(std::size_t n, int block) {
-  return reduction::grid_for(n, block, resident_blocks<kHandoff, T>(block));
+  return grid_for(n, block, resident_blocks(two_pass_kernel<kHandoff, T>, block, block * sizeof(T)));
 }
 
 // finish_cpu: the partials travel to the host, which adds them in a loop and sends the sum back.
 template <typename T>
-void launch_finish_cpu(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
+void launch_finish_cpu(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                        cudaStream_t stream) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
   T* partials = scratch.get_as<T>(grid);
@@ -120,7 +183,7 @@ void launch_finish_cpu(const T* input, std::size_t n, T* result, int block, redu
 // all bits clear for int, float and double alike); the order of those additions is the order in
 // which the blocks happen to finish.
 template <typename T>
-void launch_finish_atomic(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& /*scratch*/,
+void launch_finish_atomic(const T* input, std::size_t n, T* result, int block, DeviceScratch& /*scratch*/,
                           cudaStream_t stream) {
   const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));
@@ -130,7 +193,7 @@ void launch_finish_atomic(const T* input, std::size_t n, T* result, int block, r
 
 // finish_kernel: the second pass is the same kernel, with one block, over the partials.
 template <typename T>
-void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
+void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                           cudaStream_t stream) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
   T* partials = scratch.get_as<T>(grid);
@@ -140,28 +203,80 @@ void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, r
   CUDA_CHECK_LAUNCH();
 }
 
+// finish_kernel's two passes for any kernel of its shape, kernel(input, n, out) with the block's
+// result in out[blockIdx.x]: `grid` blocks leave one result each in scratch, then one block
+// reduces those with the same kernel. With a single block the first pass already gives the
+// answer. Chapter 09's kernels launch through it.
+template <typename T, typename Kernel>
+void launch_two_passes(Kernel kernel, const T* input, std::size_t n, T* result, int block, int grid,
+                       std::size_t shared_bytes, DeviceScratch& scratch, cudaStream_t stream) {
+  if (grid == 1) {
+    kernel<<<1, block, shared_bytes, stream>>>(input, n, result);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  T* block_results = scratch.get_as<T>(grid);
+  kernel<<<grid, block, shared_bytes, stream>>>(input, n, block_results);
+  CUDA_CHECK_LAUNCH();
+  kernel<<<1, block, shared_bytes, stream>>>(block_results, grid, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
+// width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
+// largest: the first value of g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n; the one-at-a-time
+// loop after it stays below. Over the threads, that is n plus the largest (g + 3 GB - n) mod 4 GB,
+// at most n - 1 + 4 GB. (The plain loop of one load would reach n - 1 + GB.)
+inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_threads) {
+  const std::size_t round = kLoadsInFlight * grid_threads;
+  const std::size_t first = ((kLoadsInFlight - 1) * grid_threads % round + round - n % round) % round;  // g = 0
+  return n + std::min(first + grid_threads - 1, round - 1);
+}
+
+// The additions an element meets in one grid-stride pass over n elements by `threads` threads,
+// followed by a tree of `tree_levels` levels in its block: up to ceil(n / threads) in its thread's
+// loop, the first one (into the identity) included, then one a level.
+inline std::size_t grid_stride_additions(std::size_t n, std::size_t threads, std::size_t tree_levels) {
+  return (n + threads - 1) / threads + tree_levels;
+}
+
+// The rounded ones among them, what common/reference.hpp turns into a float tolerance: the loop's
+// first addition, into the identity, is exact. n must be at least 1.
+inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t threads, std::size_t tree_levels) {
+  return grid_stride_additions(n, threads, tree_levels) - 1;
+}
+
+// The additions an element meets through launch_two_passes (counted as grid_stride_additions
+// does, the first of each loop included): the first pass, then, with more than one block, the
+// second over the grid's results.
+inline std::size_t two_pass_additions(std::size_t n, int block, int grid, std::size_t tree_levels) {
+  const std::size_t first = grid_stride_additions(n, std::size_t(grid) * block, tree_levels);
+  return grid == 1 ? first : first + grid_stride_additions(grid, block, tree_levels);
+}
+
 // Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
-// a thread's loop, then log2(block) in the tree: common/grid.cuh), then the host's loop or the
-// atomics (up to grid - 1 rounded additions; the first, into the identity, is exact), or a second
-// pass over the grid's partials with one block.
+// a thread's loop, then log2(block) in the tree), then the host's loop or the atomics (up to
+// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
+// grid's partials with one block.
 template <typename T>
 std::size_t depth_finish_cpu(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
-  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
 std::size_t depth_finish_atomic(std::size_t n, int block) {
   const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
-  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
 std::size_t depth_finish_kernel(std::size_t n, int block) {
   const int grid = grid_size<Handoff::Store, T>(n, block);
   const std::size_t tree = reduction::ceil_log2(block);
-  return reduction::grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
-         reduction::grid_stride_rounded_additions(grid, block, tree);
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
+         grid_stride_rounded_additions(grid, block, tree);
 }
 
+// The registry: the chapter's kernels, listed once for its program, tests and the benchmark.
 template <typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {

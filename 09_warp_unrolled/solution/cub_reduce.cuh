@@ -15,7 +15,7 @@
 
 #include "common/cuda_check.cuh"
 #include "common/gpu.cuh"
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 
 namespace ch09 {
@@ -64,7 +64,7 @@ void launch_cub(const T* input, std::size_t n, T* result, int /*block*/, DeviceS
 inline std::size_t cub_depth(std::size_t n, int /*block*/) {
   constexpr std::size_t kTile = 4096, kPerThread = 16, kTree = 5 + 8;
   const std::size_t tiles = std::max<std::size_t>(1, (n + kTile - 1) / kTile);
-  const std::size_t fewest_blocks = std::min<std::size_t>(tiles, reduction::multiprocessors());
+  const std::size_t fewest_blocks = std::min<std::size_t>(tiles, ch08::multiprocessors());
   const std::size_t most_blocks = tiles;
   const std::size_t first = (tiles + fewest_blocks - 1) / fewest_blocks * kPerThread + kTree;
   const std::size_t second = (most_blocks + kTile - 1) / kTile * kPerThread + kTree;

@@ -1,9 +1,9 @@
 // Chapter 09, step 5: fastest. The shuffle kernel, plus what the memory system rewards, and a path
 // for every size. This file holds its path for large n; fastest_small.cuh the one for small n.
 //
-// Large n, the grid path (fastest_kernel). Each knob is a template argument so that the program's
-// --sweep can time every combination; FastestChoice (fastest_choice.cuh) holds the ones the
-// measurements picked.
+// Large n, the grid path (fastest_kernel). Each knob is a template argument so that
+// `experiments knobs` (benchmark/experiments.cu) can time every combination; FastestChoice
+// (fastest_choice.cuh) holds the ones the measurements picked.
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
@@ -29,7 +29,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 #include "shuffle.cuh"
 
@@ -195,7 +195,7 @@ template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass
 int fastest_grid(std::size_t n, int block, int waves) {
   const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
   const std::size_t per_block = std::size_t(block) * kLoadsInFlight * Lanes<T, kWide>::count;
-  return reduction::grid_for(n, per_block, waves * reduction::resident_blocks(kernel, block, 0));
+  return ch08::grid_for(n, per_block, waves * ch08::resident_blocks(kernel, block, 0));
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
@@ -218,7 +218,7 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
   }
 }
 
-// Any configuration of the knobs, the grid from `waves` (the program's --sweep and the tests).
+// Any configuration of the knobs, the grid from `waves` (`experiments knobs` and the tests).
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
                          cudaStream_t stream) {
@@ -232,8 +232,8 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
 template <typename T, bool kWide>
 std::size_t grid_path_depth(std::size_t n, int block, int grid) {
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
-  return reduction::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
-         reduction::grid_stride_additions(grid, block, kShuffleTree) + slack;
+  return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
+         ch08::grid_stride_additions(grid, block, kShuffleTree) + slack;
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>

@@ -1,7 +1,10 @@
 // Chapter 09, step 5: what fastest chooses at each size, from the measurements. Its grid path
-// (fastest.cuh) takes every knob as a template argument so that --sweep can time them all; this
-// file names the winners, and the grid path's block and grid for n. fastest_small.cuh picks
-// between that and the single-block path.
+// (fastest.cuh) takes every knob as a template argument so that `experiments knobs`
+// (benchmark/experiments.cu) can time them all; this file names the winners, and the grid path's
+// block and grid for n. fastest_small.cuh picks between that and the single-block path. The
+// numbers below were measured with the program's former --sweep option, whose combinations
+// `experiments knobs` now times; the program's --sizes and benchmark/sweep.py time the choice
+// against cub at every size.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,17 +12,16 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "fastest.cuh"
 
 namespace ch09 {
 
-
 // What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
 // measurements). The program prints the choice for its n.
 struct FastestChoice {
-  // Every path: 16-byte loads, four in flight per thread before the first is added (--sweep at
-  // 2^28: four beat one and two; eight came within 0.6 %).
+  // Every path: 16-byte loads, four in flight per thread before the first is added (the knob
+  // sweep at 2^28: four beat one and two; eight came within 0.6 %).
   static constexpr bool kWide = true;
   static constexpr int kLoadsInFlight = 4;
   // Small n: one block of 32 to 1024 threads (single_block_threads), each thread at most
@@ -30,12 +32,12 @@ struct FastestChoice {
   // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
   // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
   // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
-  // multiprocessors (--sweep, float 2^20 on the H200: 256 threads and one wave 8.26 us, 1024
+  // multiprocessors (the knob sweep, float 2^20 on the H200: 256 threads and one wave 8.26 us, 1024
   // threads and two waves 8.77 us). Not more blocks than that: each counts itself done on the one
   // counter, and atomics on one address are served one after another.
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
-  // Large n: --sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
+  // Large n: the knob sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
   // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave). Between mid and
   // large, at least one block per multiprocessor, each thread's loads then less than one round.
   static constexpr bool kOnePass = true;
@@ -59,13 +61,13 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
   const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
   const std::size_t count = Lanes<T, C::kWide>::count;
-  const std::size_t sms = std::size_t(reduction::multiprocessors());
+  const std::size_t sms = std::size_t(ch08::multiprocessors());
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
-    return {false, C::kMidBlock, reduction::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   const std::size_t wanted = std::max((n + round - 1) / round, sms);
-  const std::size_t most = std::size_t(C::kWaves) * reduction::resident_blocks(kernel, C::kBlock, 0);
+  const std::size_t most = std::size_t(C::kWaves) * ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(wanted, most))};
 }
 

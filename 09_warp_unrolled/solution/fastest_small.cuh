@@ -32,7 +32,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/grid.cuh"
+#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "fastest.cuh"
 #include "fastest_choice.cuh"

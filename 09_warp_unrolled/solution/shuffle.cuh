@@ -8,13 +8,13 @@
 
 #include <cstddef>
 
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 
 namespace ch09 {
 
 using reduction::DeviceScratch;
-using reduction::thread_partial;
+using ch08::thread_partial;
 
 // __shfl_down_sync(mask, v, d) hands each lane the value v of the lane d places above it, register
 // to register, and waits for the named lanes (the _sync): no shared memory, no barrier. Five
@@ -61,18 +61,18 @@ constexpr std::size_t kShuffleTree = 10;
 
 template <typename Op, typename T>
 int shuffle_grid(std::size_t n, int block) {
-  return reduction::grid_for(n, block, reduction::resident_blocks(shuffle_kernel<Op, T>, block, 0));
+  return ch08::grid_for(n, block, ch08::resident_blocks(shuffle_kernel<Op, T>, block, 0));
 }
 
 template <typename Op, typename T>
 void launch_shuffle(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
-  reduction::launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0,
+  ch08::launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0,
                                scratch, stream);
 }
 
 template <typename Op, typename T>
 std::size_t shuffle_depth(std::size_t n, int block) {
-  return reduction::two_pass_additions(n, block, shuffle_grid<Op, T>(n, block), kShuffleTree);
+  return ch08::two_pass_additions(n, block, shuffle_grid<Op, T>(n, block), kShuffleTree);
 }
 
 }  // namespace ch09

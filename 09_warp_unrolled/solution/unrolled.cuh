@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 #include "common/variants.cuh"
@@ -34,7 +34,7 @@ __host__ __device__ constexpr unsigned lanes_of(int threads) {
 template <int kBlock, typename T>
 __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::size_t n, T* block_results) {
   // EXERCISE: warp_syncwarp with kBlock in place of blockDim.x. Hints:
-  // HINT: - __shared__ T partial[kBlock]; each thread's sum is reduction::thread_partial<reduction::Sum>(input, n);
+  // HINT: - __shared__ T partial[kBlock]; each thread's sum is ch08::thread_partial<reduction::Sum>(input, n);
   // HINT: - the block steps: #pragma unroll over `active` from kBlock / 2 while active > 32;
   // HINT: - the warp steps in threads t < 32: offsets from (kBlock >= 64 ? 32 : kBlock / 2) down to 1,
   // HINT:   reading and writing only where t < offset (a block under 64 threads has only kBlock slots),
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::s
   __shared__ T partial[kBlock];
   const reduction::Sum add{};
   const unsigned t = threadIdx.x;
-  T sum = reduction::thread_partial<reduction::Sum>(input, n);
+  T sum = ch08::thread_partial<reduction::Sum>(input, n);
   partial[t] = sum;
   __syncthreads();
 #pragma unroll
@@ -67,19 +67,19 @@ __global__ void __launch_bounds__(kBlock) unrolled_kernel(const T* input, std::s
 
 template <int kBlock, typename T>
 int unrolled_grid(std::size_t n) {
-  return reduction::grid_for(n, kBlock, reduction::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
+  return ch08::grid_for(n, kBlock, ch08::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
 template <int kBlock, typename T>
 void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block: kBlock*/, DeviceScratch& scratch,
                            cudaStream_t stream) {
-  reduction::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
+  ch08::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
                                scratch, stream);
 }
 
 template <int kBlock, typename T>
 std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
-  return reduction::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
+  return ch08::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
 }
 
 // The run-time block size picks one of eleven instantiations, 2^0 to 2^10. One table, built by

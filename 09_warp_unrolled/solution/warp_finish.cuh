@@ -11,14 +11,14 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "common/grid.cuh"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 
 namespace ch09 {
 
 using reduction::DeviceScratch;
-using reduction::thread_partial;
+using ch08::thread_partial;
 
 // 1. warp_volatile: the classic warp-synchronous finish. A CAUTIONARY EXAMPLE: on Volta and every
 //    GPU since, it is a data race, and compute-sanitizer's racecheck says so.
@@ -116,24 +116,24 @@ template <typename T>
 void launch_warp_volatile(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                           cudaStream_t stream) {
   const std::size_t shared = warp_finish_slots(block) * sizeof(T);
-  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_volatile_kernel<T>, block, shared));
-  reduction::launch_two_passes(warp_volatile_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
+  const int grid = ch08::grid_for(n, block, ch08::resident_blocks(warp_volatile_kernel<T>, block, shared));
+  ch08::launch_two_passes(warp_volatile_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
 }
 
 template <typename T>
 void launch_warp_syncwarp(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                           cudaStream_t stream) {
   const std::size_t shared = warp_finish_slots(block) * sizeof(T);
-  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
-  reduction::launch_two_passes(warp_syncwarp_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
+  const int grid = ch08::grid_for(n, block, ch08::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
+  ch08::launch_two_passes(warp_syncwarp_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
 }
 
 // Both pad the tree to 64 values: log2(max(block, 64)) levels.
 template <typename T>
 std::size_t warp_finish_depth(std::size_t n, int block) {
   const std::size_t shared = warp_finish_slots(block) * sizeof(T);
-  const int grid = reduction::grid_for(n, block, reduction::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
-  return reduction::two_pass_additions(n, block, grid, reduction::ceil_log2(warp_finish_slots(block)));
+  const int grid = ch08::grid_for(n, block, ch08::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
+  return ch08::two_pass_additions(n, block, grid, reduction::ceil_log2(warp_finish_slots(block)));
 }
 
 }  // namespace ch09
