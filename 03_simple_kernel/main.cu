@@ -79,15 +79,15 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // tests hold the model against a recording of the kernel), counted warp by warp.
   const std::vector<sb::Access> predicted = ch03::predict(row0);
   const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
-  const sb::ClosedForm text_form = ch03::text_closed_form(n);
+  const ch03::ClosedForm text_form = ch03::text_closed_form(n);
   const char* type = type_name(data_type_of<T>());
   sb::print_launch(report.text(), threads, rows);
   report.text() << "\n";
-  sb::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
+  ch03::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
   report.text() << "\n";
   sb::print_memory(report.text(), counts, type);
-  report.fields().set("efficiency", sb::efficiency_json(counts));
-  report.fields().set("text_closed_form", sb::closed_form_json(text_form));
+  report.fields().set("efficiency", ch03::efficiency_json(counts));
+  report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
   report.fields().set("launch", sb::launch_json(threads, rows));
   report.fields().set("memory", sb::memory_json(counts));
   report.fields().set("steps", sb::steps_json(counts));

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/block_events.hpp"
-#include "common/block_model.hpp"
+#include "thread_slots.hpp"
 
 namespace ch03 {
 
@@ -38,8 +38,8 @@ constexpr const char* kActivityPredicate =
 // The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
 // that fills at least one warp: five steps with every one of the n/64 warps active, then half as
 // many in each step after.
-inline sb::ClosedForm text_closed_form(std::size_t n) {
-  sb::ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
+inline ClosedForm text_closed_form(std::size_t n) {
+  ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
                       {},
                       "n a power of two, at least 64",
                       "it counts five steps with every warp\n  active, but there are six: at "

@@ -20,6 +20,7 @@
 #include "common/program.hpp"
 #include "common/single_block.hpp"
 #include "common/traced.cuh"
+#include "../03_simple_kernel/thread_slots.hpp"  // chapter 03's table of thread slots
 #include "model.hpp"
 #include "convergent.cuh"
 
@@ -77,18 +78,19 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
   // The analysis: what every thread does at every step, as the model predicts it for row 0 (the GPU
-  // tests hold the model against a recording of the kernel), counted warp by warp.
+  // tests hold the model against a recording of the kernel), counted warp by warp, in chapter 03's
+  // table (../03_simple_kernel/thread_slots.hpp).
   const std::vector<sb::Access> predicted = ch04::predict(row0);
   const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
-  const sb::ClosedForm text_form = ch04::text_closed_form(n);
+  const ch03::ClosedForm text_form = ch04::text_closed_form(n);
   const char* type = type_name(data_type_of<T>());
   sb::print_launch(report.text(), threads, rows);
   report.text() << "\n";
-  sb::print_execution_model(report.text(), counts, ch04::kActivityPredicate, text_form, type);
+  ch03::print_execution_model(report.text(), counts, ch04::kActivityPredicate, text_form, type);
   report.text() << "\n";
   sb::print_memory(report.text(), counts, type);
-  report.fields().set("efficiency", sb::efficiency_json(counts));
-  report.fields().set("text_closed_form", sb::closed_form_json(text_form));
+  report.fields().set("efficiency", ch03::efficiency_json(counts));
+  report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
   report.fields().set("launch", sb::launch_json(threads, rows));
   report.fields().set("memory", sb::memory_json(counts));
   report.fields().set("steps", sb::steps_json(counts));

@@ -149,14 +149,6 @@ inline BlockCounts count(const Steps& steps, std::size_t n, unsigned threads, st
 // The steps of the tree: the dependent steps a launch works through, with a barrier between them.
 inline std::size_t tree_steps(const BlockCounts& c) { return std::count_if(c.steps.begin(), c.steps.end(), [](const StepCounts& s) { return s.adds; }); }
 
-// A closed form from the text, to print beside the evaluation.
-struct ClosedForm {
-  std::string formula;                      // as the text writes it
-  std::optional<std::size_t> thread_slots;  // nothing where it does not apply
-  std::string applies_to;                   // the n it is meant for
-  std::string difference;                   // why it differs from the evaluation, where it does
-};
-
 inline std::string percent(double fraction) {
   if (std::isnan(fraction)) return "n/a";
   char buf[32];
@@ -180,46 +172,6 @@ inline void print_launch(std::ostream& out, unsigned threads, std::size_t rows) 
         << "           result[b]. What follows describes one block; every block does the same on its row.\n";
 }
 
-// The step table and the efficiency, with the text's closed form beside it.
-//   predicate: the activity predicate in words.
-inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
-                                  const ClosedForm& text, const char* type) {
-  out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
-      << "  " << predicate << "\n\n";
-  char line[160];
-  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %19s  %10s\n", "step", "stride", "active threads",
-                "active warps", "sectors per request", "bytes used");
-  out << line;
-  int step = 0;
-  for (const StepCounts& s : c.steps) {
-    if (!s.adds) continue;
-    const std::string sectors = !s.requests ? "-" : s.min_request_sectors == s.max_request_sectors
-        ? std::to_string(s.max_request_sectors) : std::to_string(s.min_request_sectors) + "-" + std::to_string(s.max_request_sectors);
-    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
-                  s.active_warps, sectors.c_str(), percent(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
-    out << line;
-  }
-  out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"
-      << "   data[owner], three per active warp and step; its sectors: the 32-byte blocks of memory its\n"
-      << "   threads' addresses fall into, with " << c.element_bytes << "-byte " << type
-      << " elements; bytes used: the share of those\n"
-      << "   sectors' bytes that the threads load or store)\n\n"
-      << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
-      << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
-      << " additions: efficiency " << percent(c.efficiency) << "\n"
-      << "  the text's closed form " << text.formula << "\n  ";
-  if (!text.thread_slots) {
-    out << "does not apply: it is meant for " << text.applies_to << "\n";
-    return;
-  }
-  out << "gives " << *text.thread_slots << " thread slots (efficiency "
-      << percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
-  if (*text.thread_slots == c.thread_slots)
-    out << ": it agrees\n";
-  else
-    out << ", " << (*text.thread_slots < c.thread_slots ? "too few" : "too many") << ": " << text.difference << "\n";
-}
-
 // Global memory per launch, counted from the kernel's accesses.
 inline void print_memory(std::ostream& out, const BlockCounts& c, const char* type) {
   const std::size_t used = (c.reads + c.writes) * c.element_bytes, fetched = c.sectors * kSectorBytes;
@@ -233,19 +185,7 @@ inline void print_memory(std::ostream& out, const BlockCounts& c, const char* ty
       << ")\n";
 }
 
-// The JSON of the analysis: "efficiency" and "text_closed_form" (03, 04), "launch", "memory" and
-// "steps" (every chapter).
-inline Json efficiency_json(const BlockCounts& c) {
-  return {{"ops", c.ops}, {"warp_steps", c.warp_steps}, {"thread_slots", c.thread_slots}, {"efficiency", c.efficiency}};
-}
-
-inline Json closed_form_json(const ClosedForm& text) {
-  Json j = Json::object();
-  j.set("formula", text.formula);
-  j.set("thread_slots", text.thread_slots ? Json(*text.thread_slots) : Json());
-  return j;
-}
-
+// The JSON of the analysis: "launch", "memory" and "steps".
 inline Json launch_json(unsigned threads, std::size_t rows) {
   return {{"blocks", rows}, {"threads", threads}, {"warps", warps_for(threads)}};
 }

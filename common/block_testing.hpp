@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -148,22 +147,6 @@ inline std::string steps_difference(const Steps& a, const Steps& b) {
     if (auto d = lines(a.tree[i].operations, b.tree[i].operations); !d.empty()) return step + d;
   }
   if (auto d = lines(a.results, b.results); !d.empty()) return "the result: " + d;
-  return "";
-}
-
-// Where two sets of counts differ, in words; empty if they do not.
-inline std::string counts_difference(const BlockCounts& a, const BlockCounts& b) {
-  auto step = [](const StepCounts& s) {
-    return std::make_tuple(s.name, s.stride, s.active_threads, s.active_warps, s.reads, s.writes, s.requests, s.sectors,
-                           s.min_request_sectors, s.max_request_sectors);
-  };
-  if (a.steps.size() != b.steps.size())
-    return std::to_string(a.steps.size()) + " steps and " + std::to_string(b.steps.size());
-  for (std::size_t i = 0; i < a.steps.size(); ++i)
-    if (step(a.steps[i]) != step(b.steps[i])) return "step " + std::to_string(i + 1) + " (" + a.steps[i].name + ")";
-  if (std::tie(a.ops, a.warp_steps, a.thread_slots, a.requests, a.sectors) !=
-      std::tie(b.ops, b.warp_steps, b.thread_slots, b.requests, b.sectors))
-    return "the totals";
   return "";
 }
 
