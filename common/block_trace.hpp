@@ -148,7 +148,8 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
       << "): " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
       << describe_block(trace.threads) << ".\n"
       << layout << ".\n"
-      << "After each step, the array the step works on; * marks the elements it wrote.\n\n"
+      << "After each step, the array the step works on; * marks the elements it wrote. A step is the\n"
+      << "additions of one stride, and the kernel's __syncthreads() separates it from the next.\n\n"
       << "input\n";
   detail::print_array(out, "data", trace.input, {}, label_width, width, per_line);
   int number = 0;
