@@ -32,9 +32,9 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
 int main(int argc, char** argv) {
   // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
   // from n, so there is no --block.
-  const ChapterInfo info = sb::chapter_info("03_simple_kernel",
-                                            "the simple kernel: one block of n/2 threads, the stride doubling from 1",
-                                            {"simple", "owner computes, the stride doubling from 1", true});
+  const ChapterInfo info =
+      sb::chapter_info("03_simple_kernel", "the simple kernel: one block of n/2 threads, the stride doubling from 1",
+                       {"simple", "owner computes, the stride doubling from 1", true});
   Options options;
   bool trace = false;
   std::string rows_text = "1";
@@ -167,8 +167,9 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // The check of every row, and the report: the run, the rows' verdict, and what the time means.
   const sb::RowsChecked checked = sb::check_rows(data, n, results);
   const TimingStats time = summarize(times_ms);
-  RunResult run{"simple", json_value(first), correct && !checked.wrong, time.median_ms,
-                gigabytes_per_second(double(bytes), time.median_ms), unchecked_reason(ref, tol, depth)};
+  const double gbps = gigabytes_per_second(double(bytes), time.median_ms);  // each row's input read once
+  const bool verified = correct && !checked.wrong;
+  RunResult run{"simple", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
   if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
   if (rows > 1) {
     run.extra.set("rows_wrong", checked.wrong);

@@ -40,10 +40,10 @@ constexpr const char* kActivityPredicate =
 // many in each step after.
 inline ClosedForm text_closed_form(std::size_t n) {
   ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
-                      {},
-                      "n a power of two, at least 64",
-                      "it counts five steps with every warp\n  active, but there are six: at "
-                      "stride 32, thread 32w of every warp w is still active"};
+                  {},
+                  "n a power of two, at least 64",
+                  "it counts five steps with every warp\n  active, but there are six: at "
+                  "stride 32, thread 32w of every warp w is still active"};
   if (n >= 64 && (n & (n - 1)) == 0) {
     std::size_t warp_steps = 5 * (n / 64);
     for (std::size_t warps = n / 128; warps >= 1; warps /= 2) warp_steps += warps;

@@ -118,8 +118,11 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
     // + 1 warps of strides 64 to 512, and one each for the result's load and store. Reads and
     // writes follow from the tree: two loads and a store an addition, then the result's.
     const auto c = counts(1024, 4);
-    sb::testing::check_memory(c, {{8, 8, 8, 4, 2, 1, 1, 1, 1, 1}, 3 * 111 + 2,
-                                  16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2, 2 * 1023 + 1, 1023 + 1});
+    sb::testing::check_memory(c, {{8, 8, 8, 4, 2, 1, 1, 1, 1, 1},
+                                  3 * 111 + 2,
+                                  16 * 3 * (8 + 8 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2,
+                                  2 * 1023 + 1,
+                                  1023 + 1});
     CHECK(column(c, &sb::StepCounts::min_request_sectors) == column(c, &sb::StepCounts::max_request_sectors));
     // Of the sectors' bytes, a thread uses 4: 128 of 256 at stride 1 (half), 64 of 256 at stride 2,
     // then 4 of every 32 (one element per sector).
@@ -132,8 +135,11 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
     // The owners of a warp span 512 bytes, 16 sectors. stride 1: owners 16 bytes apart, two to a
     // sector: 16. stride 2: 32 bytes apart: 16. stride 4: 64 bytes apart: 8. stride 8: 4; stride 16:
     // 2; stride 32 on: 1. Requests do not depend on the element size.
-    sb::testing::check_memory(counts(1024, 8), {{16, 16, 8, 4, 2, 1, 1, 1, 1, 1}, 3 * 111 + 2,
-                                                16 * 3 * (16 + 16 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2, 2047, 1024});
+    sb::testing::check_memory(counts(1024, 8), {{16, 16, 8, 4, 2, 1, 1, 1, 1, 1},
+                                                3 * 111 + 2,
+                                                16 * 3 * (16 + 16 + 8 + 4 + 2 + 1) + 3 * (8 + 4 + 2 + 1) + 2,
+                                                2047,
+                                                1024});
   }
 }
 
@@ -151,7 +157,8 @@ TEST_CASE("a race within a step is seen: a read of what another thread writes, o
   };
   auto one_step = [](std::vector<sb::Operation> lines) { return sb::Steps{{sb::Step{1, std::move(lines)}}, {}}; };
   CHECK_FALSE(sb::testing::step_has_race(one_step({add(0, 0, 1), add(1, 2, 3)})));
-  CHECK(sb::testing::step_has_race(one_step({add(0, 0, 2), add(1, 2, 3)})));  // thread 0 reads element 2 as thread 1 writes it
+  CHECK(sb::testing::step_has_race(
+      one_step({add(0, 0, 2), add(1, 2, 3)})));  // thread 0 reads element 2 as thread 1 writes it
   CHECK(sb::testing::step_has_race(one_step({add(0, 0, 1), add(1, 0, 3)})));  // two threads write element 0
   CHECK_FALSE(sb::testing::step_has_race(sb::Steps{{sb::Step{2, {add(0, 0, 2)}}, sb::Step{1, {add(1, 2, 3)}}}, {}}));
 }
@@ -217,9 +224,9 @@ TEST_CASE("the simple kernel adds in chapter 02's tree order: the same floats, b
 
 TEST_CASE("rows: cut from the input, and every row checked against its own reference", "[chapter03]") {
   CHECK(sb::row_length(26, 2, "file", false) == 13);
-  CHECK_THROWS_AS(sb::row_length(27, 2, "file", false), InputError);   // rows of unequal length
-  CHECK_THROWS_AS(sb::row_length(130, 2, "file", true), InputError);   // 65 elements: too many to trace
-  const std::vector<int> data = {1, 2, 3, 4, 5, 6};                     // three rows of two: 3, 7, 11
+  CHECK_THROWS_AS(sb::row_length(27, 2, "file", false), InputError);  // rows of unequal length
+  CHECK_THROWS_AS(sb::row_length(130, 2, "file", true), InputError);  // 65 elements: too many to trace
+  const std::vector<int> data = {1, 2, 3, 4, 5, 6};                   // three rows of two: 3, 7, 11
   CHECK(sb::check_rows(data, 2, {3, 7, 11}).wrong == 0);
   const auto checked = sb::check_rows(data, 2, {3, 8, 12});
   CHECK(checked.wrong == 2);

@@ -38,10 +38,14 @@ inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, c
   int step = 0;
   for (const sb::StepCounts& s : c.steps) {
     if (!s.adds) continue;
-    const std::string sectors = !s.requests ? "-" : s.min_request_sectors == s.max_request_sectors
-        ? std::to_string(s.max_request_sectors) : std::to_string(s.min_request_sectors) + "-" + std::to_string(s.max_request_sectors);
+    const std::string sectors =
+        !s.requests ? "-"
+        : s.min_request_sectors == s.max_request_sectors
+            ? std::to_string(s.max_request_sectors)
+            : std::to_string(s.min_request_sectors) + "-" + std::to_string(s.max_request_sectors);
     std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
-                  s.active_warps, sectors.c_str(), sb::percent(sb::used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
+                  s.active_warps, sectors.c_str(),
+                  sb::percent(sb::used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
     out << line;
   }
   out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"

@@ -12,17 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "../03_simple_kernel/thread_slots.hpp"  // chapter 03's table of thread slots
 #include "common/block_model.hpp"
 #include "common/block_trace.hpp"
 #include "common/cuda_check.cuh"
-#include "common/gpu.cuh"  // DeviceBuffer, time_gpu
+#include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "common/single_block.hpp"
 #include "common/traced.cuh"
-#include "../03_simple_kernel/thread_slots.hpp"  // chapter 03's table of thread slots
-#include "model.hpp"
 #include "convergent.cuh"
+#include "model.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
@@ -34,9 +34,9 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
 int main(int argc, char** argv) {
   // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
   // from n, so there is no --block.
-  const ChapterInfo info =
-      sb::chapter_info("04_convergent", "the convergent kernel: the stride halving, active threads packed in the fewest warps",
-                       {"convergent", "the stride halving from the block size; active threads packed together", true});
+  const ChapterInfo info = sb::chapter_info(
+      "04_convergent", "the convergent kernel: the stride halving, active threads packed in the fewest warps",
+      {"convergent", "the stride halving from the block size; active threads packed together", true});
   Options options;
   bool trace = false;
   std::string rows_text = "1";
@@ -141,8 +141,9 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // The copy back: every row's result (row 0's was checked after every launch too). Then the check
   // of every row, and the report: the run, the rows' verdict, and what the time means.
   const sb::RowsChecked checked = sb::check_rows(data, n, results.download());
-  RunResult run{"convergent", json_value(first), correct && !checked.wrong, time.median_ms,
-                gigabytes_per_second(double(bytes), time.median_ms), unchecked_reason(ref, tol, depth)};
+  const double gbps = gigabytes_per_second(double(bytes), time.median_ms);  // each row's input read once
+  const bool verified = correct && !checked.wrong;
+  RunResult run{"convergent", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
   if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
   if (rows > 1) {
     run.extra.set("rows_wrong", checked.wrong);

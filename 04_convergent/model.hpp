@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/block_events.hpp"
 #include "../03_simple_kernel/thread_slots.hpp"  // ClosedForm
+#include "common/block_events.hpp"
 
 namespace ch04 {
 

@@ -4,10 +4,10 @@
 //    result, and the array the kernel leaves behind, bit for bit the model's;
 //  - rows: every row of a batch bit for bit what the model gives for that row alone;
 //  - the recording: the kernel itself, run on elements that log their loads and stores
-//    (common/traced.cuh), makes exactly the lines the model predicts, and so the same trace and
-//    the same counts (thread slots, requests, sectors): for every n from 1 to 2048 in int, and for
-//    the sizes that matter in float and double (the counts depend on the element size, the values
-//    on the type).
+//    (common/traced.cuh), takes the steps the model predicts, line for line and value
+//    for value, so the trace and the counts (thread slots, requests, sectors) are the same: for
+//    every n from 1 to 2048 in int, and for the sizes that matter in float and double (the counts
+//    depend on the element size, the values on the type).
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -17,15 +17,15 @@
 #include "common/gpu.cuh"
 #include "common/input.hpp"
 #include "common/traced.cuh"
-#include "model.hpp"
 #include "convergent.cuh"
+#include "model.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
 
-const std::vector<std::size_t> kSizesThatMatter = {1,   2,   3,   4,   5,   7,   8,   9,    15,   16,   17,   31,  32,
-                                                   33,  63,  64,  65,  127, 128, 129, 255,  256,  257,  511,  512, 513,
-                                                   1000, 1023, 1024, 1025, 2047, 2048};
+const std::vector<std::size_t> kSizesThatMatter = {1,   2,   3,   4,   5,    7,    8,    9,    15,   16,  17,
+                                                   31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
+                                                   257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
 
 // The timed kernel on `rows` rows of n: what it leaves in the array, and each row's result.
 template <typename T>
@@ -46,7 +46,8 @@ std::pair<std::vector<T>, T> predicted(const std::vector<T>& x) {
   return {trace.steps.empty() ? x : trace.steps.back().values, trace.result};
 }
 
-template <typename T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
@@ -108,7 +109,8 @@ void check_recording(const std::vector<std::size_t>& sizes) {
     REQUIRE(sb::testing::steps_difference(recorded, model) == "");
     // The counts as the program prints them: each step's active threads and warps (and so the
     // thread slots), reads, writes, requests and sectors, and the launch's totals.
-    const auto from_recording = sb::count(recorded, n, threads, sizeof(T)), from_model = sb::count(model, n, threads, sizeof(T));
+    const auto from_recording = sb::count(recorded, n, threads, sizeof(T)),
+               from_model = sb::count(model, n, threads, sizeof(T));
     REQUIRE(sb::steps_json(from_recording).dump() == sb::steps_json(from_model).dump());
     REQUIRE(sb::memory_json(from_recording).dump() == sb::memory_json(from_model).dump());
   }
@@ -120,6 +122,7 @@ TEST_CASE("the recording is the model's prediction: every n from 1 to 2048 (int)
   check_recording<std::int32_t>(every_n);
 }
 
-TEMPLATE_TEST_CASE("the recording is the model's prediction: the sizes that matter", "[chapter04][gpu]", float, double) {
+TEMPLATE_TEST_CASE("the recording is the model's prediction: the sizes that matter", "[chapter04][gpu]", float,
+                   double) {
   check_recording<TestType>(kSizesThatMatter);
 }

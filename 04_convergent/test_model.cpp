@@ -62,14 +62,18 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
     // 4, 2 and 1, and the result's two. Every byte of every sector used, until the last warp has
     // fewer than 8 active threads: stride 4 uses 16 bytes of its sector, stride 2 uses 8, stride 1 uses 4.
     const auto c = counts(1024, 4);
-    sb::testing::check_memory(c, {{4, 4, 4, 4, 4, 2, 1, 1, 1, 1}, 3 * 36 + 2, 12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2,
-                                  2 * 1023 + 1, 1023 + 1});
+    sb::testing::check_memory(c, {{4, 4, 4, 4, 4, 2, 1, 1, 1, 1},
+                                  3 * 36 + 2,
+                                  12 * (16 + 8 + 4 + 2 + 1) + 6 + 4 * 3 + 2,
+                                  2 * 1023 + 1,
+                                  1023 + 1});
     CHECK(sb::testing::used_per_step(c) == std::vector<double>{1, 1, 1, 1, 1, 1, 1, 0.5, 0.25, 0.125});
   }
   SECTION("double at n = 1024: 32 adjacent 8-byte elements are 256 bytes, eight sectors, one request") {
     // Strides 512 to 32: 256 bytes, 8 sectors. Stride 16: 128 bytes, 4; 8: 64 bytes, 2; 4, 2, 1: 1.
-    sb::testing::check_memory(counts(1024, 8), {{8, 8, 8, 8, 8, 4, 2, 1, 1, 1}, 3 * 36 + 2,
-                                                24 * (16 + 8 + 4 + 2 + 1) + 12 + 6 + 3 * 3 + 2, 2047, 1024});
+    sb::testing::check_memory(
+        counts(1024, 8),
+        {{8, 8, 8, 8, 8, 4, 2, 1, 1, 1}, 3 * 36 + 2, 24 * (16 + 8 + 4 + 2 + 1) + 12 + 6 + 3 * 3 + 2, 2047, 1024});
   }
   SECTION("n = 1000: the guard leaves warp 15 with 8 active threads in the first step") {
     const auto c = counts(1000, 4);

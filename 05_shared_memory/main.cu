@@ -16,7 +16,7 @@
 #include "common/block_model.hpp"
 #include "common/block_trace.hpp"
 #include "common/cuda_check.cuh"
-#include "common/gpu.cuh"  // DeviceBuffer, time_gpu
+#include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "common/single_block.hpp"
@@ -133,8 +133,9 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   const sb::RowsChecked checked = sb::check_rows(data, n, results.download());
   const std::vector<T> after = input.download();
   const bool unchanged = std::memcmp(after.data(), data.data(), bytes) == 0;
-  RunResult run{"shared_memory", json_value(first), correct && !checked.wrong && unchanged, time.median_ms,
-                gigabytes_per_second(double(bytes), time.median_ms), unchecked_reason(ref, tol, depth)};
+  const double gbps = gigabytes_per_second(double(bytes), time.median_ms);  // each row's input read once
+  const bool verified = correct && !checked.wrong && unchanged;
+  RunResult run{"shared_memory", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
   if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
   if (rows > 1) {
     run.extra.set("rows_wrong", checked.wrong);

@@ -28,9 +28,9 @@ TEST_CASE("the steps: the first on the way in, the others in shared memory", "[c
     for (const auto& s : c.steps) names.push_back(s.name);
     return names;
   };
-  CHECK(step_names(counts(1024)) == std::vector<std::string>{"load, stride 512", "stride 256", "stride 128", "stride 64",
-                                                             "stride 32", "stride 16", "stride 8", "stride 4",
-                                                             "stride 2", "stride 1", "result"});
+  CHECK(step_names(counts(1024)) == std::vector<std::string>{"load, stride 512", "stride 256", "stride 128",
+                                                             "stride 64", "stride 32", "stride 16", "stride 8",
+                                                             "stride 4", "stride 2", "stride 1", "result"});
   CHECK(step_names(counts(2)) == std::vector<std::string>{"load, stride 1", "result"});
   CHECK(step_names(counts(1)) == std::vector<std::string>{"load", "result"});  // a copy, no addition
 }
@@ -46,7 +46,8 @@ TEST_CASE("memory at n = 1024: each element read once, one write", "[chapter05]"
     CHECK(c.ops == 1023);
   }
   SECTION("double: 32 adjacent doubles, 256 bytes, eight sectors per load, still one request") {
-    sb::testing::check_memory(counts(1024, 8), {{8, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 16 + 16 + 1, 8 * (16 + 16) + 1, 1024, 1});
+    sb::testing::check_memory(counts(1024, 8),
+                              {{8, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 16 + 16 + 1, 8 * (16 + 16) + 1, 1024, 1});
   }
   SECTION("n = 1000: the guard skips the 24 partners past the end") {
     const auto c = counts(1000, 4);

@@ -44,8 +44,8 @@ struct Operation {
   Kind kind = kAdd;
   std::uint32_t thread = 0;
   Array target = Array::kData, source = Array::kData;
-  std::uint32_t index = 0;                // the element stored
-  std::uint32_t first = 0, second = 0;    // the elements loaded, in the order of their indices (second: kAdd)
+  std::uint32_t index = 0;              // the element stored
+  std::uint32_t first = 0, second = 0;  // the elements loaded, in the order of their indices (second: kAdd)
   std::uint64_t value_bits = 0;
   std::uint32_t level = 0;
   auto key() const { return std::tie(kind, thread, target, source, index, first, second, value_bits, level); }
@@ -54,13 +54,13 @@ struct Operation {
 
 // A step of the tree: the additions of one stride, the distance between the two elements each adds.
 struct Step {
-  unsigned stride = 0;  // 0: a step that only copies (chapter 05's load of one element)
+  unsigned stride = 0;                // 0: a step that only copies (chapter 05's load of one element)
   std::vector<Operation> operations;  // thread by thread
 };
 
 struct Steps {
-  std::vector<Step> tree;           // in the kernel's order
-  std::vector<Operation> results;   // the stores to *result, after the tree
+  std::vector<Step> tree;          // in the kernel's order
+  std::vector<Operation> results;  // the stores to *result, after the tree
 };
 
 template <typename T>
@@ -81,7 +81,8 @@ T value_of(std::uint64_t bits) {
 // The lines the threads ran, thread by thread, each thread's in its order: every store closes a
 // line, with the loads since the thread's last store.
 inline std::vector<Operation> operations_of(std::vector<Access> accesses) {
-  std::stable_sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) { return a.thread < b.thread; });
+  std::stable_sort(accesses.begin(), accesses.end(),
+                   [](const Access& a, const Access& b) { return a.thread < b.thread; });
   std::vector<Operation> lines;
   std::vector<Access> loads;
   for (const Access& a : accesses) {
@@ -142,7 +143,8 @@ inline Steps steps_of(const std::vector<Access>& accesses) {
     if (steps.tree.empty()) steps.tree.emplace_back();
     auto& first = steps.tree.front().operations;
     first.insert(first.end(), copies.begin(), copies.end());
-    std::stable_sort(first.begin(), first.end(), [](const Operation& a, const Operation& b) { return a.thread < b.thread; });
+    std::stable_sort(first.begin(), first.end(),
+                     [](const Operation& a, const Operation& b) { return a.thread < b.thread; });
   }
   return steps;
 }

@@ -37,7 +37,7 @@ namespace reduction::single_block {
 constexpr std::size_t kSectorBytes = 32;  // the unit in which global memory serves a request
 
 struct StepCounts {
-  std::string name;   // "stride 4", "load, stride 512", "result"
+  std::string name;  // "stride 4", "load, stride 512", "result"
   unsigned stride = 0;
   bool adds = false;  // a step of the tree: it enters the execution-resource model
   std::size_t active_threads = 0, active_warps = 0;
@@ -50,7 +50,7 @@ struct BlockCounts {
   std::size_t n = 0;
   unsigned threads = 0;
   std::size_t element_bytes = 0;
-  std::vector<StepCounts> steps;  // the tree's, then the result
+  std::vector<StepCounts> steps;                                 // the tree's, then the result
   std::size_t ops = 0;                                           // additions: the active threads of every step
   std::size_t warp_steps = 0;                                    // active warps, summed over the steps of the tree
   std::size_t thread_slots = 0;                                  // 32 per warp-step
@@ -147,7 +147,9 @@ inline BlockCounts count(const Steps& steps, std::size_t n, unsigned threads, st
 }
 
 // The steps of the tree: the dependent steps a launch works through, with a barrier between them.
-inline std::size_t tree_steps(const BlockCounts& c) { return std::count_if(c.steps.begin(), c.steps.end(), [](const StepCounts& s) { return s.adds; }); }
+inline std::size_t tree_steps(const BlockCounts& c) {
+  return std::count_if(c.steps.begin(), c.steps.end(), [](const StepCounts& s) { return s.adds; });
+}
 
 inline std::string percent(double fraction) {
   if (std::isnan(fraction)) return "n/a";
@@ -181,8 +183,8 @@ inline void print_memory(std::ostream& out, const BlockCounts& c, const char* ty
       << (c.writes == 1 ? " element\n" : " elements\n") << "  requests  " << c.requests
       << " (warp-wide loads and stores)\n"
       << "  sectors   " << c.sectors << " (" << kSectorBytes << " bytes each, touched by the requests): " << used
-      << " of their " << fetched << " bytes used (" << percent(used_fraction(c.reads, c.writes, c.sectors, c.element_bytes))
-      << ")\n";
+      << " of their " << fetched << " bytes used ("
+      << percent(used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)) << ")\n";
 }
 
 // The JSON of the analysis: "launch", "memory" and "steps".
@@ -191,8 +193,12 @@ inline Json launch_json(unsigned threads, std::size_t rows) {
 }
 
 inline Json memory_json(const BlockCounts& c) {
-  return {{"element_bytes", c.element_bytes}, {"reads", c.reads},     {"writes", c.writes},
-          {"requests", c.requests},           {"sectors", c.sectors}, {"sector_bytes", kSectorBytes},
+  return {{"element_bytes", c.element_bytes},
+          {"reads", c.reads},
+          {"writes", c.writes},
+          {"requests", c.requests},
+          {"sectors", c.sectors},
+          {"sector_bytes", kSectorBytes},
           {"used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)}};
 }
 

@@ -140,10 +140,12 @@ inline std::string steps_difference(const Steps& a, const Steps& b) {
       if (!(x[i] == y[i])) return line(x[i]) + ", and " + line(y[i]);
     return "";
   };
-  if (a.tree.size() != b.tree.size()) return std::to_string(a.tree.size()) + " steps and " + std::to_string(b.tree.size());
+  if (a.tree.size() != b.tree.size())
+    return std::to_string(a.tree.size()) + " steps and " + std::to_string(b.tree.size());
   for (std::size_t i = 0; i < a.tree.size(); ++i) {
     const std::string step = "step " + std::to_string(i + 1) + ": ";
-    if (a.tree[i].stride != b.tree[i].stride) return step + "strides " + std::to_string(a.tree[i].stride) + " and " + std::to_string(b.tree[i].stride);
+    if (a.tree[i].stride != b.tree[i].stride)
+      return step + "strides " + std::to_string(a.tree[i].stride) + " and " + std::to_string(b.tree[i].stride);
     if (auto d = lines(a.tree[i].operations, b.tree[i].operations); !d.empty()) return step + d;
   }
   if (auto d = lines(a.results, b.results); !d.empty()) return "the result: " + d;

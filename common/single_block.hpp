@@ -55,8 +55,9 @@ inline ChapterInfo chapter_info(const std::string& name, const std::string& titl
   info.name = name;
   info.title = title;
   info.default_n = info.max_n = kMaxElements;
-  info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) + " elements, two for each of its at most " +
-                      std::to_string(kMaxThreads) + " threads; 06_hierarchical lifts the limit with many blocks";
+  info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) +
+                      " elements, two for each of its at most " + std::to_string(kMaxThreads) +
+                      " threads; 06_hierarchical lifts the limit with many blocks";
   info.default_reps = 100;
   info.variants = {kernel};
   return info;
@@ -80,12 +81,15 @@ inline std::optional<std::string> check_rows_option(const std::string& rows_text
   options.rows = *rows;
   if (!options.input.empty()) return std::nullopt;  // a file's rows are checked once it is read
   if (trace && options.n > kMaxTraceElements)
-    return "--trace draws at most " + std::to_string(kMaxTraceElements) + " elements, and n = " + std::to_string(options.n);
-  const std::size_t element_bytes = options.type == DataType::Double ? 8 : 4, bytes = *rows * (options.n + 1) * element_bytes;
+    return "--trace draws at most " + std::to_string(kMaxTraceElements) +
+           " elements, and n = " + std::to_string(options.n);
+  const std::size_t element_bytes = options.type == DataType::Double ? 8 : 4,
+                    bytes = *rows * (options.n + 1) * element_bytes;
   const auto memory = host_memory_bytes();  // rows * (n + 1) < 2^42: no overflow
   if (memory && bytes > *memory)
-    return "--rows " + std::to_string(*rows) + " of " + std::to_string(options.n) + " elements and their results take " +
-           std::to_string(bytes) + " bytes, and this machine has " + std::to_string(*memory) + " bytes of memory";
+    return "--rows " + std::to_string(*rows) + " of " + std::to_string(options.n) +
+           " elements and their results take " + std::to_string(bytes) + " bytes, and this machine has " +
+           std::to_string(*memory) + " bytes of memory";
   return std::nullopt;
 }
 
@@ -106,8 +110,8 @@ inline std::size_t row_length(std::size_t elements, std::size_t rows, const std:
                      " rows of equal length");
   const std::size_t n = elements / rows;
   if (trace && n > kMaxTraceElements)
-    throw InputError(source + ": --trace draws at most " + std::to_string(kMaxTraceElements) + " elements, and n = " +
-                     std::to_string(n));
+    throw InputError(source + ": --trace draws at most " + std::to_string(kMaxTraceElements) +
+                     " elements, and n = " + std::to_string(n));
   return n;
 }
 
@@ -136,8 +140,9 @@ RowsChecked check_rows(const std::vector<T>& data, std::size_t n, const std::vec
       if (!unchecked_reason(ref, tol, depth).empty()) {
         ++each[w].unchecked;
       } else if (!matches(results[row], ref, tol) && each[w].wrong++ == 0) {
-        each[w].first_wrong = "row " + std::to_string(row) + " gave " + format_value(json_value(results[row]), data_type_of<T>()) +
-                              ", its reference is " + format_value(json_value(ref.value), data_type_of<T>());
+        each[w].first_wrong = "row " + std::to_string(row) + " gave " +
+                              format_value(json_value(results[row]), data_type_of<T>()) + ", its reference is " +
+                              format_value(json_value(ref.value), data_type_of<T>());
       }
     }
   });

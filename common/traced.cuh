@@ -37,7 +37,7 @@ namespace traced {
 struct LoggedAccess {
   std::uint32_t thread, order;  // order: the thread's own count of its accesses before this one
   std::uint32_t write, shared;
-  std::uint64_t address;        // global: the address; shared: the offset in the block's shared memory
+  std::uint64_t address;  // global: the address; shared: the offset in the block's shared memory
   std::uint64_t value_bits;
   std::uint32_t level, unused;
 };
@@ -130,7 +130,8 @@ std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& in
                              std::to_string(capacity) + " there is room for");
   std::vector<traced::LoggedAccess> logged(count);
   if (count)
-    CUDA_CHECK(cudaMemcpy(logged.data(), accesses.data(), count * sizeof(traced::LoggedAccess), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(
+        cudaMemcpy(logged.data(), accesses.data(), count * sizeof(traced::LoggedAccess), cudaMemcpyDeviceToHost));
   std::sort(logged.begin(), logged.end(), [](const auto& a, const auto& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.order < b.order;
   });
