@@ -1,16 +1,185 @@
-// Chapter 03 program: the simple kernel. Prints the kernel's execution-resource and memory model
-// for n, computed on the CPU, then checks and times the kernel on the GPU; with --trace, the
-// reduction step by step as the kernel recorded it (as the model predicts it, without a GPU).
+// Chapter 03 program: the simple kernel (solution/simple_kernel.cuh), one block per row of at most
+// 2048 elements. It prints what the kernel's threads do, counted from the model (model.hpp, no GPU
+// needed), then runs the kernel on the GPU and checks every row against its CPU reference.
 //   03_simple_kernel [--n N] [--rows R] [--type int|float|double] [--input FILE] [--trace] [--json]
-// n runs from 1 to 2048. The block size follows from n (n/2 threads, rounded up to a power of
-// two), so there is no --block option. --rows R reduces R rows of n elements, one block each,
-// which is work enough to time against memory. common/driver.cuh runs it, as it runs every GPU
-// chapter; common/single_block_chapter.cuh holds what the chapters of one block add to it.
-#include "common/single_block_chapter.cuh"
+// This chapter writes every CUDA runtime call out; from chapter 04 on, DeviceBuffer and time_gpu
+// (common/gpu.cuh) wrap the same calls. README.md, "The host program", walks through this file.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/block_model.hpp"
+#include "common/block_trace.hpp"
+#include "common/cuda_check.cuh"
+#include "common/measure.cuh"  // open_gpu
+#include "common/program.hpp"
+#include "common/single_block.hpp"
+#include "common/traced.cuh"
 #include "model.hpp"
 #include "simple_kernel.cuh"
 
+using namespace reduction;
+namespace sb = reduction::single_block;
+
+template <typename T>
+int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options,
+           bool trace);
+
 int main(int argc, char** argv) {
-  return reduction::run_chapter<reduction::SingleBlockChapter<ch03::Kernel, ch03::Model>>(
-      argc, argv, "03_simple_kernel", "the simple kernel: one block of n/2 threads, the stride doubling from 1");
+  // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
+  // from n, so there is no --block.
+  const ChapterInfo info =
+      sb::chapter_info("03_simple_kernel", "the simple kernel: one block of n/2 threads, the stride doubling from 1",
+                       {"simple", "owner computes, the stride doubling from 1", true});
+  Options options;
+  bool trace = false;
+  std::string rows_text = "1";
+  CommandLine cli(info, options);
+  cli.add_flag("--trace", trace, "print the reduction step by step (n up to 64, one row)");
+  cli.add_option("--rows", rows_text, sb::kRowsHelp);
+  cli.add_check([&] { return sb::check_rows_option(rows_text, trace, options); });
+  if (auto status = cli.parse(argc, argv)) return *status;
+
+  // The input: --rows rows of --n random elements, one after another, or the rows of --input.
+  // run_guarded turns a failure into its exit status: 2 for bad input, 3 for a CUDA error.
+  Options all_rows = options;
+  all_rows.n = options.rows * options.n;
+  return run_guarded(info.name, [&] {
+    return with_input(sb::rows_info(info, options.rows), all_rows, [&](const auto& data, const std::string& source) {
+      return reduce(data, source, info, options, trace);
+    });
+  });
+}
+
+template <typename T>
+int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options,
+           bool trace) {
+  const std::size_t rows = options.rows, n = sb::row_length(data.size(), rows, source, trace);
+  const unsigned threads = sb::threads_for(n);
+  const std::vector<T> row0(data.begin(), data.begin() + n);
+  Report report(info, options);
+  report.set_input(data_type_of<T>(), n, source);
+  report.fields().set("rows", rows);
+
+  // The CPU reference of every row (a float row whose sum could overflow is refused here); the
+  // report shows row 0's. Each element meets ceil(log2 n) additions, one per step of the tree.
+  sb::check_rows_fit(data, n);
+  const Reference<T> ref = reference_sum(row0.data(), n);
+  const std::size_t depth = sb::tree_depth(n);
+  const long double tol = tolerance(ref, depth);
+  sb::describe_reference(report, ref, rows, n);
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+
+  // The analysis: what every thread does at every step, as the model predicts it for row 0 (the GPU
+  // tests hold the model against a recording of the kernel), counted warp by warp.
+  const std::vector<sb::Access> predicted = ch03::predict(row0);
+  const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
+  const ch03::ClosedForm text_form = ch03::text_closed_form(n);
+  const char* type = type_name(data_type_of<T>());
+  sb::print_launch(report.text(), threads, rows);
+  report.text() << "\n";
+  ch03::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
+  report.text() << "\n";
+  sb::print_memory(report.text(), counts, type);
+  report.fields().set("efficiency", ch03::efficiency_json(counts));
+  report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
+  report.fields().set("launch", sb::launch_json(threads, rows));
+  report.fields().set("memory", sb::memory_json(counts));
+  report.fields().set("steps", sb::steps_json(counts));
+  // --trace: the steps recorded from the kernel itself, run on elements that log their loads and
+  // stores (common/traced.cuh); without a GPU, the model's prediction.
+  if (trace) {
+    const auto accesses = device ? record(&ch03::simple_kernel<Traced<T>>, row0, threads) : predicted;
+    sb::show_trace(report, sb::trace_from(sb::steps_of(accesses), row0, threads, ch03::layout(threads), bool(device)));
+  }
+  if (!device) return report.finish_without_gpu(no_gpu);
+#ifdef REDUCTION_EXERCISE_UNFINISHED
+  std::cerr << info.name << ": the kernel in simple_kernel.cuh is not implemented yet\n";
+#endif
+
+  // Device memory: the input as uploaded, the copy the kernel reduces in place, a result per row.
+  // CUDA_CHECK turns a failed call into its text, file and line on stderr, and exit status 3.
+  const std::size_t bytes = data.size() * sizeof(T), result_bytes = rows * sizeof(T);
+  if (auto why = device_room(2 * bytes + result_bytes)) throw InputError(*why);
+  T *d_input = nullptr, *d_data = nullptr, *d_result = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_input, bytes));
+  CUDA_CHECK(cudaMalloc(&d_data, bytes));
+  CUDA_CHECK(cudaMalloc(&d_result, result_bytes));
+  CUDA_CHECK(cudaMemcpy(d_input, data.data(), bytes, cudaMemcpyHostToDevice));
+
+  // One launch, checked: one block per row. A launch returns nothing; a bad configuration (too many
+  // threads, say) is reported by cudaGetLastError, an error inside the kernel by the next call that
+  // waits for it: cudaDeviceSynchronize waits until the kernel is done.
+  const dim3 grid(static_cast<unsigned>(rows)), block(threads);
+  auto restore = [&] {
+    CUDA_CHECK(cudaMemcpy(d_data, d_input, bytes, cudaMemcpyDeviceToDevice));  // a fresh input: the kernel overwrote it
+    CUDA_CHECK(cudaMemset(d_result, 0xFF, result_bytes));  // -1 or NaN: a result the kernel never writes fails
+  };
+  restore();
+  ch03::simple_kernel<<<grid, block>>>(d_data, n, d_result);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  T first;
+  CUDA_CHECK(cudaMemcpy(&first, d_result, sizeof(T), cudaMemcpyDeviceToHost));
+
+  // The timing: CUDA events are stamped by the GPU as the stream reaches them, so the time between
+  // two is the kernel's alone. --warmup untimed launches, then the median of --reps timed ones,
+  // the input restored before each (outside the timed region) and row 0's result checked after it.
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> times_ms;
+  bool correct = matches(first, ref, tol);
+  T lowest = first, highest = first;
+  for (int i = 0; i < options.warmup + options.reps; ++i) {
+    restore();
+    CUDA_CHECK(cudaEventRecord(start));
+    ch03::simple_kernel<<<grid, block>>>(d_data, n, d_result);
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventSynchronize(stop));  // the host waits for the stop stamp, and so for the kernel
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i < options.warmup) continue;
+    times_ms.push_back(ms);
+    T value;
+    CUDA_CHECK(cudaMemcpy(&value, d_result, sizeof(T), cudaMemcpyDeviceToHost));
+    correct = correct && matches(value, ref, tol);
+    lowest = std::min(lowest, value);
+    highest = std::max(highest, value);
+  }
+
+  // The copy back: every row's result (row 0's was checked after every launch too). Then the
+  // device memory is given back.
+  std::vector<T> results(rows);
+  CUDA_CHECK(cudaMemcpy(results.data(), d_result, result_bytes, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaFree(d_input));
+  CUDA_CHECK(cudaFree(d_data));
+  CUDA_CHECK(cudaFree(d_result));
+
+  // The check of every row, and the report: the run, the rows' verdict, and what the time means.
+  const sb::RowsChecked checked = sb::check_rows(data, n, results);
+  const TimingStats time = summarize(times_ms);
+  const double gbps = gigabytes_per_second(double(bytes), time.median_ms);  // each row's input read once
+  const bool verified = correct && !checked.wrong;
+  RunResult run{"simple", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
+  if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+  if (rows > 1) {
+    run.extra.set("rows_wrong", checked.wrong);
+    if (checked.wrong)
+      report.summary() << "FAILED: " << checked.wrong << " of " << rows << " rows differ from their reference; "
+                       << checked.first_wrong << "\n";
+    if (checked.unchecked)
+      report.summary() << checked.unchecked << " rows could not be checked: their error bound says nothing\n";
+  }
+  sb::print_timing_note(report.summary(), options.reps, sb::tree_steps(counts), rows);
+  report.add_run(run);
+  return report.finish();
 }

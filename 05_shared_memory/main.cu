@@ -1,15 +1,153 @@
-// Chapter 05 program: the tree in shared memory. Prints the kernel's global-memory traffic for n,
-// computed on the CPU, then checks and times the kernel on the GPU, and checks that it left its
-// input unchanged; with --trace, the reduction step by step as the kernel recorded it (as the
-// model predicts it, without a GPU).
+// Chapter 05 program: the tree in shared memory (solution/shared_memory.cuh), one block per row of
+// at most 2048 elements. It prints the kernel's global-memory traffic, counted from the model
+// (model.hpp, no GPU needed), then runs the kernel on the GPU, checks every row against its CPU
+// reference, and checks that the kernel left its input unchanged.
 //   05_shared_memory [--n N] [--rows R] [--type int|float|double] [--input FILE] [--trace] [--json]
-// n runs from 1 to 2048, --rows as in chapter 03. common/driver.cuh runs it, as it runs every GPU
-// chapter; common/single_block_chapter.cuh holds what the chapters of one block add to it.
-#include "common/single_block_chapter.cuh"
+// Chapter 04's program, less the copy that restored the input before every launch.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/block_model.hpp"
+#include "common/block_trace.hpp"
+#include "common/cuda_check.cuh"
+#include "common/gpu.cuh"      // DeviceBuffer, time_gpu
+#include "common/measure.cuh"  // open_gpu
+#include "common/program.hpp"
+#include "common/single_block.hpp"
+#include "common/traced.cuh"
 #include "model.hpp"
 #include "shared_memory.cuh"
 
+using namespace reduction;
+namespace sb = reduction::single_block;
+
+template <typename T>
+int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options,
+           bool trace);
+
 int main(int argc, char** argv) {
-  return reduction::run_chapter<reduction::SingleBlockChapter<ch05::Kernel, ch05::Model>>(
-      argc, argv, "05_shared_memory", "shared memory: global memory read once, the tree on chip, the input left as it was");
+  // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
+  // from n, so there is no --block.
+  const ChapterInfo info = sb::chapter_info(
+      "05_shared_memory", "shared memory: global memory read once, the tree on chip, the input left as it was",
+      {"shared_memory", "global memory read once; the tree in shared memory", true});
+  Options options;
+  bool trace = false;
+  std::string rows_text = "1";
+  CommandLine cli(info, options);
+  cli.add_flag("--trace", trace, "print the reduction step by step (n up to 64, one row)");
+  cli.add_option("--rows", rows_text, sb::kRowsHelp);
+  cli.add_check([&] { return sb::check_rows_option(rows_text, trace, options); });
+  if (auto status = cli.parse(argc, argv)) return *status;
+
+  // The input: --rows rows of --n random elements, one after another, or the rows of --input.
+  // run_guarded turns a failure into its exit status: 2 for bad input, 3 for a CUDA error.
+  Options all_rows = options;
+  all_rows.n = options.rows * options.n;
+  return run_guarded(info.name, [&] {
+    return with_input(sb::rows_info(info, options.rows), all_rows, [&](const auto& data, const std::string& source) {
+      return reduce(data, source, info, options, trace);
+    });
+  });
+}
+
+template <typename T>
+int reduce(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options,
+           bool trace) {
+  const std::size_t rows = options.rows, n = sb::row_length(data.size(), rows, source, trace);
+  const unsigned threads = sb::threads_for(n);
+  const std::vector<T> row0(data.begin(), data.begin() + n);
+  Report report(info, options);
+  report.set_input(data_type_of<T>(), n, source);
+  report.fields().set("rows", rows);
+
+  // The CPU reference of every row (a float row whose sum could overflow is refused here); the
+  // report shows row 0's. Each element meets ceil(log2 n) additions, one per step of the tree.
+  sb::check_rows_fit(data, n);
+  const Reference<T> ref = reference_sum(row0.data(), n);
+  const std::size_t depth = sb::tree_depth(n);
+  const long double tol = tolerance(ref, depth);
+  sb::describe_reference(report, ref, rows, n);
+  std::string no_gpu;
+  const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
+
+  // The analysis: what every thread does at every step, as the model predicts it for row 0 (the GPU
+  // tests hold the model against a recording of the kernel): the lesson is global memory, read once.
+  const std::vector<sb::Access> predicted = ch05::predict(row0);
+  const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
+  sb::print_launch(report.text(), threads, rows);
+  ch05::print_analysis(report.text(), counts, type_name(data_type_of<T>()));
+  report.fields().set("launch", sb::launch_json(threads, rows));
+  report.fields().set("memory", sb::memory_json(counts));
+  report.fields().set("steps", sb::steps_json(counts));
+  // --trace: the steps recorded from the kernel itself, run on elements that log their loads and
+  // stores (common/traced.cuh); without a GPU, the model's prediction.
+  if (trace) {
+    const auto accesses = device ? record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads) : predicted;
+    sb::show_trace(report, sb::trace_from(sb::steps_of(accesses), row0, threads, ch05::layout(threads), bool(device)));
+  }
+  if (!device) return report.finish_without_gpu(no_gpu);
+#ifdef REDUCTION_EXERCISE_UNFINISHED
+  std::cerr << info.name << ": the kernel in shared_memory.cuh is not implemented yet\n";
+#endif
+
+  // Device memory (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when it goes):
+  // the input, which the kernel only reads, and a result per row.
+  const std::size_t bytes = data.size() * sizeof(T);
+  if (auto why = device_room(bytes + rows * sizeof(T))) throw InputError(*why);
+  const DeviceBuffer<T> input(data);
+  DeviceBuffer<T> results(rows);
+
+  // One launch, checked: one block per row; cudaGetLastError for the launch, cudaDeviceSynchronize
+  // for what happened inside the kernel.
+  auto launch = [&](cudaStream_t stream) {
+    ch05::shared_memory_kernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(input.data(), n, results.data());
+    CUDA_CHECK(cudaGetLastError());
+  };
+  auto poison = [&] { results.poison(); };  // -1 or NaN: a result the kernel never writes fails
+  poison();
+  launch(0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const T first = results.download_one();
+
+  // The timing (time_gpu: chapter 03's loop of CUDA events): --warmup untimed launches, then the
+  // median of --reps timed ones, back to back on the same input, row 0's result checked after each.
+  bool correct = matches(first, ref, tol);
+  T lowest = first, highest = first;
+  const TimingStats time = time_gpu(options.warmup, options.reps, launch, poison, [&] {
+    const T value = results.download_one();
+    correct = correct && matches(value, ref, tol);
+    lowest = std::min(lowest, value);
+    highest = std::max(highest, value);
+  });
+
+  // The copy back: every row's result (row 0's was checked after every launch too), and the input,
+  // which must be as it was uploaded after all those launches. Then the check of every row, and the
+  // report: the run, the rows' verdict, the input's, and what the time means.
+  const sb::RowsChecked checked = sb::check_rows(data, n, results.download());
+  const std::vector<T> after = input.download();
+  const bool unchanged = std::memcmp(after.data(), data.data(), bytes) == 0;
+  const double gbps = gigabytes_per_second(double(bytes), time.median_ms);  // each row's input read once
+  const bool verified = correct && !checked.wrong && unchanged;
+  RunResult run{"shared_memory", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
+  if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+  if (rows > 1) {
+    run.extra.set("rows_wrong", checked.wrong);
+    if (checked.wrong)
+      report.summary() << "FAILED: " << checked.wrong << " of " << rows << " rows differ from their reference; "
+                       << checked.first_wrong << "\n";
+    if (checked.unchecked)
+      report.summary() << checked.unchecked << " rows could not be checked: their error bound says nothing\n";
+  }
+  run.extra.set("input_unchanged", unchanged);
+  if (!unchanged) report.summary() << "FAILED: the kernel changed its input\n";
+  sb::print_timing_note(report.summary(), options.reps, sb::tree_steps(counts), rows);
+  report.add_run(run);
+  return report.finish();
 }

@@ -138,16 +138,14 @@ function(add_single_block_chapter gpu_tests result_array)
     CPU_TESTS test_model.cpp
     GPU_TESTS ${gpu_tests}
     SMOKE_ARGS --n 1000
-    # The sizes one block cannot take, a trace too large to draw, and rows it cannot take.
+    # This chapter's limits: the sizes one block cannot take, a trace too large to draw, and rows.
     USAGE_ERRORS "n_zero: --n 0" "n_2049: --n 2049" "trace_too_large: --n 65 --trace" "rows_zero: --rows 0"
                  "rows_not_a_number: --rows 3x" "rows_traced: --n 8 --rows 3 --trace" "rows_past_a_grid: --rows 2^31"
-    # Sizes that are and are not powers of two, the smallest and the largest; and rows.
-    SANITIZE "clean: --n 1 --type int" "clean: --n 13 --type double" "clean: --n 1000 --type int"
-             "clean: --n 2048 --type double" "clean: --n 13 --rows 3 --type float")
-  # Many rows, every one checked.
+    # The smallest and the largest size, and one that is not a power of two, over rows.
+    SANITIZE "clean: --n 1" "clean: --n 13 --rows 3 --type double" "clean: --n 2048 --type float")
+  # Many rows, every one checked; and the trace, which is part of the analysis: it needs no GPU.
   reduction_add_program_test(${chapter}.rows ${chapter} "--n|1000|--rows|300|--json|--reps|3|--warmup|1" 0 JSON
                              LABELS "${label};gpu")
-  # The trace is part of the analysis: it needs no GPU.
   reduction_add_program_test(${chapter}.trace_without_gpu ${chapter} "--n|13|--trace" 77 HIDE_GPU LABELS "${label};cpu")
   set_tests_properties(${chapter}.trace_without_gpu PROPERTIES
     PASS_REGULAR_EXPRESSION "exit status 77.*step 1, .*result: ${result_array}\\[0\\] = ")

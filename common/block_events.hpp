@@ -1,20 +1,22 @@
-// What the threads of a single-block kernel (chapters 03 to 05) did, one event per operation, and
-// the model that predicts those events on the CPU.
+// What the threads of a single-block kernel (chapters 03 to 05) did to memory, and the steps of
+// the tree read from it.
 //
-// There are two sources of events, in the same format:
-//  - the recording: the kernel itself, instantiated with a recorder (common/block_recorder.cuh),
-//    writes an event beside each operation it performs on the GPU;
-//  - the prediction: a chapter's model (its model.hpp) walks the kernel's steps thread by thread
-//    on the CPU with arithmetic of its own, through PredictedBlock below.
-// The trace (block_trace.hpp) and the execution and memory counts (block_model.hpp) are computed
-// from a list of events, whichever source it came from. The GPU tests hold the prediction against
-// the recording, so nothing the program says about a kernel's steps goes unchecked.
+// Two sources give the same list of accesses, one load or store of one element at a time:
+//  - the kernel itself, run on the GPU on elements that log every load and store they take part
+//    in (common/traced.cuh): the recording;
+//  - a chapter's model (its model.hpp), which walks the kernel's steps thread by thread on the CPU
+//    with arithmetic of its own, through PredictedBlock below: the prediction.
+// steps_of() turns either list into the steps of the tree; the trace (block_trace.hpp) and the
+// execution and memory counts (block_model.hpp) are computed from those steps, and the GPU tests
+// hold the prediction against the recording, so nothing the programs say goes unchecked.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -22,137 +24,178 @@
 
 namespace reduction::single_block {
 
-// One operation of one thread. The kernels of these chapters write in only two places: an array in
-// global memory (the input, or *result) and one in shared memory (chapter 05's partial sums).
-struct BlockEvent {
-  enum Kind : std::uint32_t {
-    kStep,    // the block begins a step of the tree (recorded once, by thread 0)
-    kAdd,     // target[owner] = source[owner] + source[partner]
-    kCopy,    // target[owner] = source[owner]
-    kResult,  // *result = source[owner]
-  };
-  std::uint32_t kind = kStep;
-  std::uint32_t step = 0;    // the steps the thread had begun: 1 in the first step (kResult: after the last)
-  std::uint32_t stride = 0;  // kStep only: the step's stride
+// The arrays these kernels touch: the input (global memory), the partial sums (chapter 05's, in
+// shared memory) and *result (global memory).
+enum class Array : std::uint32_t { kData, kPartial, kResult };
+
+// One load or store of one element by one thread. Each thread's accesses come in its program order.
+struct Access {
   std::uint32_t thread = 0;
-  std::uint32_t owner = 0;                             // the element written, and the first operand's index
-  std::uint32_t partner = 0;                           // kAdd only: the second operand's index
-  std::uint32_t target_shared = 0, source_shared = 0;  // 1 for an array in shared memory, 0 for global
-  std::uint64_t value_bits = 0;                        // the value written, as bytes (a T has at most 8)
+  bool write = false;
+  Array array = Array::kData;
+  std::uint32_t index = 0;
+  std::uint64_t value_bits = 0;  // the element's value, as bytes (a T has at most 8)
+  std::uint32_t level = 0;       // the additions on the longest path from the input to that value
 };
 
-inline bool operator==(const BlockEvent& a, const BlockEvent& b) {
-  return std::memcmp(&a, &b, sizeof(BlockEvent)) == 0;
-}
+// One line of a kernel as one thread ran it: a store, and the one or two loads whose value it stores.
+struct Operation {
+  enum Kind : std::uint32_t { kAdd, kCopy, kResult };  // target = a + b; target = a; *result = a
+  Kind kind = kAdd;
+  std::uint32_t thread = 0;
+  Array target = Array::kData, source = Array::kData;
+  std::uint32_t index = 0;              // the element stored
+  std::uint32_t first = 0, second = 0;  // the elements loaded, in the order of their indices (second: kAdd)
+  std::uint64_t value_bits = 0;
+  std::uint32_t level = 0;
+  auto key() const { return std::tie(kind, thread, target, source, index, first, second, value_bits, level); }
+  bool operator==(const Operation& o) const { return key() == o.key(); }
+};
+
+// A step of the tree: the additions of one stride, the distance between the two elements each adds.
+struct Step {
+  unsigned stride = 0;                // 0: a step that only copies (chapter 05's load of one element)
+  std::vector<Operation> operations;  // thread by thread
+};
+
+struct Steps {
+  std::vector<Step> tree;          // in the kernel's order
+  std::vector<Operation> results;  // the stores to *result, after the tree
+};
 
 template <typename T>
 std::uint64_t value_bits(T value) {
-  static_assert(sizeof(T) <= sizeof(std::uint64_t), "an event holds values of at most 8 bytes");
+  static_assert(sizeof(T) <= sizeof(std::uint64_t), "an access holds values of at most 8 bytes");
   std::uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
   return bits;
 }
 
 template <typename T>
-T value_of(const BlockEvent& e) {
+T value_of(std::uint64_t bits) {
   T value;
-  std::memcpy(&value, &e.value_bits, sizeof(T));
+  std::memcpy(&value, &bits, sizeof(T));
   return value;
 }
 
-// Puts events in the order of the kernel: step by step, the step's marker first, then thread by
-// thread, the result last. (The recorder appends them in whatever order the threads arrive.)
-inline void sort_events(std::vector<BlockEvent>& events) {
-  auto key = [](const BlockEvent& e) {
-    return std::make_tuple(e.kind == BlockEvent::kResult, e.step, e.kind != BlockEvent::kStep, e.thread, e.kind);
-  };
-  std::stable_sort(events.begin(), events.end(),
-                   [&](const BlockEvent& a, const BlockEvent& b) { return key(a) < key(b); });
+// The lines the threads ran, thread by thread, each thread's in its order: every store closes a
+// line, with the loads since the thread's last store.
+inline std::vector<Operation> operations_of(std::vector<Access> accesses) {
+  std::stable_sort(accesses.begin(), accesses.end(),
+                   [](const Access& a, const Access& b) { return a.thread < b.thread; });
+  std::vector<Operation> lines;
+  std::vector<Access> loads;
+  for (const Access& a : accesses) {
+    if (!loads.empty() && loads.front().thread != a.thread)
+      throw std::runtime_error("thread " + std::to_string(loads.front().thread) + " loaded an element it never stored");
+    if (!a.write) {
+      loads.push_back(a);
+      continue;
+    }
+    if (loads.empty() || loads.size() > 2 || (loads.size() == 2 && loads[0].array != loads[1].array))
+      throw std::runtime_error("thread " + std::to_string(a.thread) +
+                               " stored something other than one element or the sum of two of one array");
+    if (loads.size() == 2 && loads[1].index < loads[0].index) std::swap(loads[0], loads[1]);
+    Operation line;
+    line.kind = a.array == Array::kResult ? Operation::kResult : loads.size() == 2 ? Operation::kAdd : Operation::kCopy;
+    line.thread = a.thread;
+    line.target = a.array;
+    line.index = a.index;
+    line.source = loads[0].array;
+    line.first = loads[0].index;
+    line.second = loads.size() == 2 ? loads[1].index : 0;
+    line.value_bits = a.value_bits;
+    line.level = a.level;
+    lines.push_back(line);
+    loads.clear();
+  }
+  if (!loads.empty())
+    throw std::runtime_error("thread " + std::to_string(loads.front().thread) + " loaded an element it never stored");
+  return lines;
 }
 
-// Whether, in some step, a thread reads or writes an element that another thread writes in that
-// step. None does in these kernels, and that is what lets the model below carry out a step's
-// threads one after another and still get what the block computes at once (the chapters' CPU
-// tests check it on the prediction, for every n).
-inline bool step_has_race(const std::vector<BlockEvent>& events) {
-  struct Element {
-    std::uint32_t step, shared;
-    std::size_t index;
-    bool operator<(const Element& o) const {
-      return std::tie(step, shared, index) < std::tie(o.step, o.shared, o.index);
-    }
-  };
-  std::map<Element, std::uint32_t> writer;  // element -> the thread that writes it in its step
-  for (const BlockEvent& e : events)
-    if (e.kind == BlockEvent::kAdd || e.kind == BlockEvent::kCopy)
-      if (!writer.insert({{e.step, e.target_shared, e.owner}, e.thread}).second) return true;  // two writers
-  for (const BlockEvent& e : events) {
-    if (e.kind != BlockEvent::kAdd && e.kind != BlockEvent::kCopy) continue;
-    std::vector<std::size_t> reads = {e.owner};
-    if (e.kind == BlockEvent::kAdd) reads.push_back(e.partner);
-    for (std::size_t index : reads) {
-      auto it = writer.find({e.step, e.source_shared, index});
-      if (it != writer.end() && it->second != e.thread) return true;
+// The steps of the tree, read from the accesses alone. Barriers leave no access, so a step is
+// found by its stride: the additions whose operands lie the same distance apart make one step (in
+// these kernels each step has its own stride), and the steps come in the order of the dependency
+// level of what they write (thread 0 adds in every step, one level higher each time). A copy
+// adds nothing and writes an element of the input unchanged: it belongs to the first step.
+inline Steps steps_of(const std::vector<Access>& accesses) {
+  Steps steps;
+  std::map<unsigned, Step> by_stride;
+  std::map<unsigned, std::uint32_t> deepest;  // stride -> the highest level its step writes
+  std::vector<Operation> copies;
+  for (const Operation& line : operations_of(accesses)) {
+    if (line.kind == Operation::kResult) {
+      steps.results.push_back(line);
+    } else if (line.kind == Operation::kCopy) {
+      copies.push_back(line);
+    } else {
+      const unsigned stride = line.second - line.first;
+      by_stride[stride].stride = stride;
+      by_stride[stride].operations.push_back(line);
+      deepest[stride] = std::max(deepest[stride], line.level);
     }
   }
-  return false;
+  for (auto& [stride, step] : by_stride) steps.tree.push_back(std::move(step));
+  std::stable_sort(steps.tree.begin(), steps.tree.end(),
+                   [&](const Step& a, const Step& b) { return deepest[a.stride] < deepest[b.stride]; });
+  if (!copies.empty()) {
+    if (steps.tree.empty()) steps.tree.emplace_back();
+    auto& first = steps.tree.front().operations;
+    first.insert(first.end(), copies.begin(), copies.end());
+    std::stable_sort(first.begin(), first.end(),
+                     [](const Operation& a, const Operation& b) { return a.thread < b.thread; });
+  }
+  return steps;
 }
 
-// The model's side: the kernel's operations carried out one thread after another on the CPU, each
-// leaving the event that the recorder would write for it. A chapter's model calls these in the
-// order its kernel's threads perform them; a step's threads may go in any order, because within a
-// step no thread touches an element that another writes (the chapters' CPU tests check that on
-// the prediction, and the GPU tests check the prediction against the recording).
+// The model's side: the kernel's lines carried out one thread after another on the CPU, each
+// leaving the accesses that the recording logs for it. A chapter's model calls these in the order
+// its kernel's threads run them; a step's threads may go in any order, because within a step no
+// thread touches an element that another writes (the chapters' CPU tests check that on the
+// prediction, and the GPU tests check the prediction against the recording).
 template <typename T>
 class PredictedBlock {
  public:
-  enum Array { kData, kPartial };  // the input, in global memory; the partial sums, in shared memory
+  PredictedBlock(const std::vector<T>& input, unsigned threads)
+      : values_{input, std::vector<T>(threads)},
+        levels_{std::vector<std::uint32_t>(input.size()), std::vector<std::uint32_t>(threads)} {}
 
-  PredictedBlock(const std::vector<T>& input, unsigned threads) : data_(input), partial_(threads) {}
-
-  void step(unsigned stride) {
-    ++step_;
-    BlockEvent e;
-    e.kind = BlockEvent::kStep;
-    e.step = step_;
-    e.stride = stride;
-    events_.push_back(e);
-  }
+  // `thread` stores target[owner] = source[owner] + source[partner].
   void add(unsigned thread, Array target, std::size_t owner, Array source, std::size_t partner) {
-    const T sum = Sum{}(at(source, owner), at(source, partner));
-    at(target, owner) = sum;
-    push(BlockEvent::kAdd, thread, target, owner, source, partner, sum);
+    load(thread, source, owner);
+    load(thread, source, partner);
+    store(thread, target, owner, Sum{}(at(source, owner), at(source, partner)),
+          std::max(level(source, owner), level(source, partner)) + 1);
   }
+  // `thread` stores target[owner] = source[owner].
   void copy(unsigned thread, Array target, std::size_t owner, Array source) {
-    const T value = at(source, owner);
-    at(target, owner) = value;
-    push(BlockEvent::kCopy, thread, target, owner, source, 0, value);
+    load(thread, source, owner);
+    store(thread, target, owner, at(source, owner), level(source, owner));
   }
+  // `thread` stores source[index] to *result.
   void result(unsigned thread, Array source, std::size_t index) {
-    push(BlockEvent::kResult, thread, kData, index, source, 0, at(source, index));
+    load(thread, source, index);
+    accesses_.push_back({thread, true, Array::kResult, 0, value_bits(at(source, index)), level(source, index)});
   }
 
-  const std::vector<BlockEvent>& events() const { return events_; }
+  const std::vector<Access>& accesses() const { return accesses_; }
 
  private:
-  T& at(Array array, std::size_t index) { return array == kData ? data_.at(index) : partial_.at(index); }
-  void push(BlockEvent::Kind kind, unsigned thread, Array target, std::size_t owner, Array source, std::size_t partner,
-            T value) {
-    BlockEvent e;
-    e.kind = kind;
-    e.step = step_;
-    e.thread = thread;
-    e.owner = static_cast<std::uint32_t>(owner);
-    e.partner = static_cast<std::uint32_t>(partner);
-    e.target_shared = kind != BlockEvent::kResult && target == kPartial;
-    e.source_shared = source == kPartial;
-    e.value_bits = value_bits(value);
-    events_.push_back(e);
+  T& at(Array array, std::size_t i) { return values_[array == Array::kPartial].at(i); }
+  std::uint32_t& level(Array array, std::size_t i) { return levels_[array == Array::kPartial].at(i); }
+  void load(unsigned thread, Array array, std::size_t i) {
+    accesses_.push_back({thread, false, array, std::uint32_t(i), value_bits(at(array, i)), level(array, i)});
+  }
+  void store(unsigned thread, Array array, std::size_t i, T value, std::uint32_t new_level) {
+    at(array, i) = value;
+    level(array, i) = new_level;
+    accesses_.push_back({thread, true, array, std::uint32_t(i), value_bits(value), new_level});
   }
 
-  std::vector<T> data_, partial_;
-  std::vector<BlockEvent> events_;
-  std::uint32_t step_ = 0;
+  std::vector<T> values_[2];              // data, partial
+  std::vector<std::uint32_t> levels_[2];  // their levels
+  std::vector<Access> accesses_;
 };
 
 }  // namespace reduction::single_block

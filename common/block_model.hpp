@@ -1,8 +1,8 @@
 // The execution-resource and memory counts of a single-block reduction (chapters 03 to 05),
-// computed from what its threads did: the events of a recording of the kernel, or of the
-// chapter model's prediction of them (common/block_events.hpp).
+// computed from the steps its threads took (common/block_events.hpp: recorded from the kernel, or
+// predicted by the chapter's model), and how the programs print them.
 //
-// count() goes through the events warp by warp and counts:
+// count() goes through each step warp by warp and counts:
 //  - active threads, and active warps: the 32 threads of a warp issue together, so a warp holds all
 //    32 of its thread slots for a step in which any of its threads adds, however few;
 //  - global-memory reads and writes, in elements;
@@ -17,16 +17,15 @@
 //    boundary, as cudaMalloc's allocations do (they are 256-byte aligned).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <string>
-#include <utility>
+#include <tuple>
 #include <vector>
 
 #include "block_events.hpp"
@@ -38,7 +37,7 @@ namespace reduction::single_block {
 constexpr std::size_t kSectorBytes = 32;  // the unit in which global memory serves a request
 
 struct StepCounts {
-  std::string name;
+  std::string name;  // "stride 4", "load, stride 512", "result"
   unsigned stride = 0;
   bool adds = false;  // a step of the tree: it enters the execution-resource model
   std::size_t active_threads = 0, active_warps = 0;
@@ -51,7 +50,7 @@ struct BlockCounts {
   std::size_t n = 0;
   unsigned threads = 0;
   std::size_t element_bytes = 0;
-  std::vector<StepCounts> steps;
+  std::vector<StepCounts> steps;                                 // the tree's, then the result
   std::size_t ops = 0;                                           // additions: the active threads of every step
   std::size_t warp_steps = 0;                                    // active warps, summed over the steps of the tree
   std::size_t thread_slots = 0;                                  // 32 per warp-step
@@ -65,78 +64,63 @@ inline double used_fraction(std::size_t reads, std::size_t writes, std::size_t s
   return double((reads + writes) * element_bytes) / double(sectors * kSectorBytes);
 }
 
-namespace detail {
-
-// One global-memory access of an event: which operand of the recorded line it is (the first, the
-// second, or the store), whether it writes, and the element.
-struct GlobalAccess {
-  int operand;
-  bool write;
-  std::size_t element;
-};
-
-// What the line an event records reads and writes in global memory:
-//   kAdd     target[owner] = source[owner] + source[partner]: two loads and a store
-//   kCopy    target[owner] = source[owner]: a load and a store
-//   kResult  *result = source[owner]: a load and a store to element 0 of result
-// less what lies in shared memory.
-inline std::vector<GlobalAccess> global_accesses(const BlockEvent& e) {
-  std::vector<GlobalAccess> accesses;
-  if (e.kind == BlockEvent::kStep) return accesses;
-  if (!e.source_shared) accesses.push_back({0, false, e.owner});
-  if (e.kind == BlockEvent::kAdd && !e.source_shared) accesses.push_back({1, false, e.partner});
-  if (!e.target_shared) accesses.push_back({2, true, e.kind == BlockEvent::kResult ? 0 : std::size_t(e.owner)});
-  return accesses;
+// A step's name: "load" where it brings the input into shared memory, and its stride.
+inline std::string step_name(const Step& step) {
+  const bool load = !step.operations.empty() && step.operations.front().target == Array::kPartial &&
+                    step.operations.front().source == Array::kData;
+  if (!step.stride) return load ? "load" : "copy";
+  return (load ? "load, stride " : "stride ") + std::to_string(step.stride);
 }
 
-inline std::string step_name(const BlockEvent& marker, const std::vector<BlockEvent>& events) {
-  // A step that takes its operands from global memory into shared memory is the load.
-  for (const BlockEvent& e : events)
-    if (e.step == marker.step && e.kind != BlockEvent::kStep && e.kind != BlockEvent::kResult && e.target_shared &&
-        !e.source_shared)
-      return "load, stride " + std::to_string(marker.stride);
-  return "stride " + std::to_string(marker.stride);
+// The counts of one step's lines. The threads of a warp that make the same access (the first
+// load, the second, or the store) make one request; so in chapter 05's first step the load of
+// data[owner] is one request of the warp whether its threads then add or copy.
+inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t element_bytes) {
+  StepCounts c;
+  std::vector<unsigned> warps;
+  std::vector<std::tuple<int, unsigned, std::size_t>> touched;  // (access, warp, sector)
+  auto access = [&](int which, unsigned warp, Array array, std::size_t element, bool write) {
+    if (array == Array::kPartial) return;  // shared memory: no request to global memory
+    const std::size_t first_byte = element * element_bytes, last_byte = first_byte + element_bytes - 1;
+    for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
+      touched.emplace_back(which, warp, sector);
+    ++(write ? c.writes : c.reads);
+  };
+  for (const Operation& line : lines) {
+    const unsigned warp = line.thread / kWarpSize;
+    if (line.kind == Operation::kAdd) {
+      ++c.active_threads;
+      warps.push_back(warp);
+    }
+    access(0, warp, line.source, line.first, false);
+    if (line.kind == Operation::kAdd) access(1, warp, line.source, line.second, false);
+    access(2, warp, line.target, line.index, true);
+  }
+  std::sort(warps.begin(), warps.end());
+  c.active_warps = std::unique(warps.begin(), warps.end()) - warps.begin();
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (std::size_t i = 0; i < touched.size();) {  // one request per (access, warp): its sectors
+    std::size_t j = i;
+    while (j < touched.size() && std::get<0>(touched[j]) == std::get<0>(touched[i]) &&
+           std::get<1>(touched[j]) == std::get<1>(touched[i]))
+      ++j;
+    c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, j - i) : j - i;
+    c.max_request_sectors = std::max(c.max_request_sectors, j - i);
+    ++c.requests;
+    c.sectors += j - i;
+    i = j;
+  }
+  return c;
 }
 
-}  // namespace detail
-
-// The counts of the events of one launch, for n elements of element_bytes each in a block of
-// `threads`. The steps come in the order of the kernel, then the result. The threads of a warp that
-// make the same access (the same operand of the same kind of line) in the same step make one
-// request; so in chapter 05's first step the load of data[owner] is one request of the warp
-// whether its threads then add or copy.
-inline BlockCounts count(const std::vector<BlockEvent>& events, std::size_t n, unsigned threads,
-                         std::size_t element_bytes) {
+// The counts of a launch's steps, for n elements of element_bytes each in a block of `threads`.
+inline BlockCounts count(const Steps& steps, std::size_t n, unsigned threads, std::size_t element_bytes) {
   BlockCounts total;
   total.n = n;
   total.threads = threads;
   total.element_bytes = element_bytes;
-  std::vector<BlockEvent> sorted = events;
-  sort_events(sorted);
-  auto count_step = [&](StepCounts c, auto belongs) {
-    std::set<unsigned> warps;
-    std::map<std::pair<int, unsigned>, std::set<std::size_t>> request_sectors;  // (operand, warp) -> sectors
-    for (const BlockEvent& e : sorted) {
-      if (e.kind == BlockEvent::kStep || !belongs(e)) continue;
-      if (e.kind == BlockEvent::kAdd) {
-        ++c.active_threads;
-        warps.insert(e.thread / kWarpSize);
-      }
-      for (const detail::GlobalAccess& access : detail::global_accesses(e)) {
-        auto& sectors = request_sectors[{access.operand, e.thread / kWarpSize}];
-        const std::size_t first_byte = access.element * element_bytes, last_byte = first_byte + element_bytes - 1;
-        for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
-          sectors.insert(sector);
-        ++(access.write ? c.writes : c.reads);
-      }
-    }
-    c.active_warps = warps.size();
-    for (const auto& [request, sectors] : request_sectors) {
-      c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, sectors.size()) : sectors.size();
-      c.max_request_sectors = std::max(c.max_request_sectors, sectors.size());
-      ++c.requests;
-      c.sectors += sectors.size();
-    }
+  auto add = [&](StepCounts c) {
     if (c.adds) {
       total.ops += c.active_threads;
       total.warp_steps += c.active_warps;
@@ -145,45 +129,34 @@ inline BlockCounts count(const std::vector<BlockEvent>& events, std::size_t n, u
     total.writes += c.writes;
     total.requests += c.requests;
     total.sectors += c.sectors;
-    total.steps.push_back(c);
+    total.steps.push_back(std::move(c));
   };
-  for (const BlockEvent& marker : sorted) {
-    if (marker.kind != BlockEvent::kStep) continue;
-    StepCounts c;
-    c.name = detail::step_name(marker, sorted);
-    c.stride = marker.stride;
+  for (const Step& step : steps.tree) {
+    StepCounts c = count_step(step.operations, element_bytes);
+    c.name = step_name(step);
+    c.stride = step.stride;
     c.adds = true;
-    count_step(c, [&](const BlockEvent& e) { return e.kind != BlockEvent::kResult && e.step == marker.step; });
+    add(std::move(c));
   }
-  StepCounts result;
+  StepCounts result = count_step(steps.results, element_bytes);
   result.name = "result";
-  count_step(result, [](const BlockEvent& e) { return e.kind == BlockEvent::kResult; });
+  add(std::move(result));
   total.thread_slots = total.warp_steps * kWarpSize;
   if (total.thread_slots) total.efficiency = double(total.ops) / double(total.thread_slots);
   return total;
 }
 
-// A closed form from the text, to print beside the evaluation.
-struct ClosedForm {
-  std::string formula;                      // as the text writes it
-  std::optional<std::size_t> thread_slots;  // nothing where it does not apply
-  std::string applies_to;                   // the n it is meant for
-  std::string difference;                   // why it differs from the evaluation, where it does
-};
+// The steps of the tree: the dependent steps a launch works through, with a barrier between them.
+inline std::size_t tree_steps(const BlockCounts& c) {
+  return std::count_if(c.steps.begin(), c.steps.end(), [](const StepCounts& s) { return s.adds; });
+}
 
-namespace detail {
 inline std::string percent(double fraction) {
   if (std::isnan(fraction)) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
   return buf;
 }
-inline std::string request_sectors(const StepCounts& c) {
-  if (!c.requests) return "-";
-  if (c.min_request_sectors == c.max_request_sectors) return std::to_string(c.max_request_sectors);
-  return std::to_string(c.min_request_sectors) + "-" + std::to_string(c.max_request_sectors);
-}
-}  // namespace detail
 
 // "one block of 512 threads (16 warps)"
 inline std::string describe_block(unsigned threads) {
@@ -192,46 +165,16 @@ inline std::string describe_block(unsigned threads) {
          std::to_string(warps) + (warps == 1 ? " warp" : " warps") + ")";
 }
 
-// The step table and the efficiency, with the text's closed form beside it.
-//   predicate: the activity predicate in words.
-inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
-                                  const ClosedForm& text, const char* type) {
-  out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
-      << "  " << predicate << "\n\n";
-  char line[160];
-  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %19s  %10s\n", "step", "stride", "active threads",
-                "active warps", "sectors per request", "bytes used");
-  out << line;
-  int step = 0;
-  for (const StepCounts& s : c.steps) {
-    if (!s.adds) continue;
-    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
-                  s.active_warps, detail::request_sectors(s).c_str(),
-                  detail::percent(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
-    out << line;
-  }
-  out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"
-      << "   data[owner], three per active warp and step; its sectors: the 32-byte blocks of memory its\n"
-      << "   threads' addresses fall into, with " << c.element_bytes << "-byte " << type
-      << " elements; bytes used: the share of those\n"
-      << "   sectors' bytes that the threads load or store)\n\n"
-      << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
-      << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
-      << " additions: efficiency " << detail::percent(c.efficiency) << "\n"
-      << "  the text's closed form " << text.formula << "\n  ";
-  if (!text.thread_slots) {
-    out << "does not apply: it is meant for " << text.applies_to << "\n";
-    return;
-  }
-  out << "gives " << *text.thread_slots << " thread slots (efficiency "
-      << detail::percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
-  if (*text.thread_slots == c.thread_slots)
-    out << ": it agrees\n";
-  else
-    out << ", " << (*text.thread_slots < c.thread_slots ? "too few" : "too many") << ": " << text.difference << "\n";
+// The analysis's first lines: the block the algorithm dictates, and the rows.
+inline void print_launch(std::ostream& out, unsigned threads, std::size_t rows) {
+  out << "launch     " << describe_block(threads) << ": n/2 threads rounded up to a power of two. The\n"
+      << "           algorithm fixes the block size, so this chapter has no --block option.\n";
+  if (rows > 1)
+    out << "rows       " << rows << " rows of n, one block each: block b reduces elements [b n, b n + n) into\n"
+        << "           result[b]. What follows describes one block; every block does the same on its row.\n";
 }
 
-// Global memory per launch, counted from the access pattern.
+// Global memory per launch, counted from the kernel's accesses.
 inline void print_memory(std::ostream& out, const BlockCounts& c, const char* type) {
   const std::size_t used = (c.reads + c.writes) * c.element_bytes, fetched = c.sectors * kSectorBytes;
   out << "Global memory per launch, counted from the kernel's accesses (" << c.element_bytes << "-byte " << type
@@ -241,22 +184,24 @@ inline void print_memory(std::ostream& out, const BlockCounts& c, const char* ty
       << " (warp-wide loads and stores)\n"
       << "  sectors   " << c.sectors << " (" << kSectorBytes << " bytes each, touched by the requests): " << used
       << " of their " << fetched << " bytes used ("
-      << detail::percent(used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)) << ")\n";
+      << percent(used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)) << ")\n";
 }
 
-// "efficiency": {"ops", "warp_steps", "thread_slots", "efficiency"}
-inline Json efficiency_json(const BlockCounts& c) {
-  return {{"ops", c.ops}, {"warp_steps", c.warp_steps}, {"thread_slots", c.thread_slots}, {"efficiency", c.efficiency}};
+// The JSON of the analysis: "launch", "memory" and "steps".
+inline Json launch_json(unsigned threads, std::size_t rows) {
+  return {{"blocks", rows}, {"threads", threads}, {"warps", warps_for(threads)}};
 }
 
-inline Json closed_form_json(const ClosedForm& text) {
-  Json j = Json::object();
-  j.set("formula", text.formula);
-  j.set("thread_slots", text.thread_slots ? Json(*text.thread_slots) : Json());
-  return j;
+inline Json memory_json(const BlockCounts& c) {
+  return {{"element_bytes", c.element_bytes},
+          {"reads", c.reads},
+          {"writes", c.writes},
+          {"requests", c.requests},
+          {"sectors", c.sectors},
+          {"sector_bytes", kSectorBytes},
+          {"used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)}};
 }
 
-// Every step: its activity and memory counts.
 inline Json steps_json(const BlockCounts& c) {
   Json steps = Json::array();
   for (const StepCounts& s : c.steps) {
@@ -277,35 +222,9 @@ inline Json steps_json(const BlockCounts& c) {
   return steps;
 }
 
-// "memory": {"element_bytes", "reads", "writes", "requests", "sectors", "sector_bytes", "used_fraction"}
-inline Json memory_json(const BlockCounts& c) {
-  return {{"element_bytes", c.element_bytes},
-          {"reads", c.reads},
-          {"writes", c.writes},
-          {"requests", c.requests},
-          {"sectors", c.sectors},
-          {"sector_bytes", kSectorBytes},
-          {"used_fraction", used_fraction(c.reads, c.writes, c.sectors, c.element_bytes)}};
-}
-
-inline Json launch_json(unsigned threads, std::size_t rows = 1) {
-  Json j = Json::object();
-  j.set("blocks", rows);  // one per row
-  j.set("threads", threads);
-  j.set("warps", warps_for(threads));
-  return j;
-}
-
-// The steps of the tree: the dependent steps a launch works through, with a barrier between them.
-inline std::size_t tree_steps(const BlockCounts& c) {
-  std::size_t steps = 0;
-  for (const StepCounts& s : c.steps) steps += s.adds;
-  return steps;
-}
-
 // What the time of these kernels means: for one row, the latency of a launch and a chain of
 // steps; for many rows, how fast the whole GPU gets through them, which memory traffic can limit.
-inline void print_timing_note(std::ostream& out, int reps, std::size_t steps, std::size_t rows = 1) {
+inline void print_timing_note(std::ostream& out, int reps, std::size_t steps, std::size_t rows) {
   if (rows > 1) {
     out << "Time: the median of " << reps << " launches of " << rows << " blocks, one per row, each timed with CUDA\n"
         << "events. Every SM now holds several blocks at once, and while one waits at a barrier or on memory\n"

@@ -1,74 +1,51 @@
-// What the CPU tests of the single-block chapters' models (03 to 05, test_model.cpp) share: a
-// column of the step table, a trace compared step by step, and the checks that every model must
-// pass whatever its kernel does. Each chapter's file keeps the figures that are its own.
+// What the tests of the single-block chapters (03 to 05) share: a model's counts and trace, the
+// figures of a README checked against them, and the comparisons of a model with a recording of
+// its kernel. Each chapter's test files say which sizes, types and figures they check.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "block_events.hpp"
 #include "block_model.hpp"
 #include "block_trace.hpp"
-#include "input.hpp"
-#include "reference.hpp"
 #include "single_block.hpp"
 #include "testing.hpp"
 
 namespace reduction::single_block::testing {
 
-// One field of the step table, over the steps of the tree (those that add).
+// A chapter's model: its predict() for int input (the values do not change the counts).
+using Predict = std::vector<Access> (*)(const std::vector<std::int32_t>&);
+
+// The counts a model predicts for n elements of element_bytes each.
+inline BlockCounts counts_of(Predict predict, std::size_t n, std::size_t element_bytes) {
+  return count(steps_of(predict(std::vector<std::int32_t>(n))), n, threads_for(n), element_bytes);
+}
+
+// One field of the step table, over the steps of the tree.
 template <typename Field>
-std::vector<Field> tree_steps_column(const BlockCounts& c, Field StepCounts::*field) {
-  std::vector<Field> column;
+std::vector<Field> column(const BlockCounts& c, Field StepCounts::*field) {
+  std::vector<Field> values;
   for (const auto& s : c.steps)
-    if (s.adds) column.push_back(s.*field);
-  return column;
+    if (s.adds) values.push_back(s.*field);
+  return values;
 }
 
-// A trace, step by step: each step's active threads and the array after it.
-template <typename T>
-using ExpectedSteps = std::vector<std::pair<std::vector<unsigned>, std::vector<T>>>;
-
-template <typename T>
-void check_trace_steps(const Trace<T>& trace, const ExpectedSteps<T>& expected) {
-  REQUIRE(trace.steps.size() == expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    INFO("step " << i + 1);
-    CHECK(trace.steps[i].active == expected[i].first);
-    CHECK(trace.steps[i].values == expected[i].second);
-  }
-}
-
-// A model's trace of a small int input: its block of `threads`, the steps above, and the sum.
-template <typename Model>
-void check_trace(const std::vector<int>& input, unsigned threads, const ExpectedSteps<int>& expected) {
-  const auto trace = Model::trace(input);
-  CHECK(trace.threads == threads);
-  check_trace_steps<int>(trace, expected);
-  int sum = 0;
-  for (int x : input) sum += x;
-  CHECK(trace.result == sum);
-}
-
-// A trace of one element: a single step that adds nothing, and that element as the result.
-template <typename T>
-void check_one_element_trace(const Trace<T>& trace, T element) {
-  REQUIRE(trace.steps.size() == 1);
-  CHECK(trace.steps[0].active.empty());
-  CHECK(trace.result == element);
-}
-
-// How the threads are spent for one n, as a chapter's README derives it: the active warps of each
-// step of the tree, the additions, the warp-steps and the thread slots (32 per warp-step).
+// How the threads are spent for one n, as a chapter's README derives it: the block, the active
+// warps of each step, the additions, the warp-steps and the thread slots (32 per warp-step).
 struct ExpectedThreadUse {
+  unsigned threads;
   std::vector<std::size_t> active_warps;
   std::size_t ops, warp_steps, thread_slots;
 };
 
 inline void check_thread_use(const BlockCounts& c, const ExpectedThreadUse& expected) {
-  CHECK(tree_steps_column(c, &StepCounts::active_warps) == expected.active_warps);
+  CHECK(c.threads == expected.threads);
+  CHECK(column(c, &StepCounts::active_warps) == expected.active_warps);
   CHECK(c.ops == expected.ops);
   CHECK(c.warp_steps == expected.warp_steps);
   CHECK(c.thread_slots == expected.thread_slots);
@@ -76,15 +53,14 @@ inline void check_thread_use(const BlockCounts& c, const ExpectedThreadUse& expe
 }
 
 // A launch's global-memory counts, as a chapter's README derives them: the sectors of each step's
-// widest and narrowest request, the requests and sectors of the launch, the elements read and written.
+// widest request, the requests and sectors of the launch, the elements read and written.
 struct ExpectedMemory {
-  std::vector<std::size_t> max_request_sectors, min_request_sectors;
+  std::vector<std::size_t> max_request_sectors;
   std::size_t requests, sectors, reads, writes;
 };
 
 inline void check_memory(const BlockCounts& c, const ExpectedMemory& expected) {
-  CHECK(tree_steps_column(c, &StepCounts::max_request_sectors) == expected.max_request_sectors);
-  CHECK(tree_steps_column(c, &StepCounts::min_request_sectors) == expected.min_request_sectors);
+  CHECK(column(c, &StepCounts::max_request_sectors) == expected.max_request_sectors);
   CHECK(c.requests == expected.requests);
   CHECK(c.sectors == expected.sectors);
   CHECK(c.reads == expected.reads);
@@ -99,65 +75,81 @@ inline std::vector<double> used_per_step(const BlockCounts& c) {
   return used;
 }
 
-// The memory counts of an in-place tree (03, 04) at n elements of element_bytes, where each step's
-// requests all touch the same number of sectors (`step_sectors`): the launch's requests and sectors,
-// the share of each step's sector bytes used, and its reads and writes, which follow from the tree
-// (two loads and a store an addition, then thread 0 loads data[0] and stores the result).
-template <typename Model>
-BlockCounts check_in_place_memory(std::size_t n, std::size_t element_bytes, const std::vector<std::size_t>& step_sectors,
-                                  std::size_t requests, std::size_t sectors, const std::vector<double>& used) {
-  const BlockCounts c = Model::counts(n, element_bytes);
-  check_memory(c, {step_sectors, step_sectors, requests, sectors, 2 * (n - 1) + 1, (n - 1) + 1});
-  CHECK(used_per_step(c) == used);
-  return c;
+// A trace of a small int input, step by step: each step's active threads and the array after it,
+// then the result, which must be the input's sum.
+using ExpectedSteps = std::vector<std::pair<std::vector<unsigned>, std::vector<int>>>;
+
+inline void check_trace(const Trace<int>& trace, unsigned threads, const ExpectedSteps& expected) {
+  CHECK(trace.threads == threads);
+  REQUIRE(trace.steps.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("step " << i + 1);
+    CHECK(trace.steps[i].active == expected[i].first);
+    CHECK(trace.steps[i].values == expected[i].second);
+  }
+  int sum = 0;
+  for (int x : trace.input) sum += x;
+  CHECK(trace.result == sum);
 }
 
-// A chapter's model at n int elements: the block's threads, how they are spent, and the thread
-// slots that the textbook's closed form gives for the same n (nothing where it gives none).
-template <typename Model>
-void check_model_at(std::size_t n, unsigned threads, const ExpectedThreadUse& expected,
-                    std::optional<std::size_t> text_thread_slots) {
-  const BlockCounts c = Model::counts(n, sizeof(std::int32_t));
-  CHECK(c.threads == threads);
-  if ((n & (n - 1)) == 0) {  // over a power of two, the active threads are those that add: half as many each step
-    std::vector<std::size_t> halving;
-    for (std::size_t active = threads; active >= 1; active /= 2) halving.push_back(active);
-    CHECK(tree_steps_column(c, &StepCounts::active_threads) == halving);
+// Whether, in some step, a thread reads or writes an element that another thread writes in that
+// step. None does in these kernels, and that is what lets a model carry out a step's threads one
+// after another and still get what the block computes at once.
+inline bool step_has_race(const Steps& steps) {
+  for (const Step& step : steps.tree) {
+    std::map<std::pair<Array, std::uint32_t>, std::uint32_t> writer;  // element -> the thread that writes it
+    for (const Operation& line : step.operations)
+      if (!writer.insert({{line.target, line.index}, line.thread}).second) return true;  // two writers
+    for (const Operation& line : step.operations)
+      for (std::uint32_t i : {line.first, line.second}) {
+        if (i == line.second && line.kind != Operation::kAdd) continue;
+        const auto it = writer.find({line.source, i});
+        if (it != writer.end() && it->second != line.thread) return true;
+      }
   }
-  check_thread_use(c, expected);
-  CHECK(Model::text_closed_form(n).thread_slots == text_thread_slots);
+  return false;
 }
 
 // For every n: n - 1 additions, every operand inside its array (the input's n elements, or the
-// block's partial sums in shared memory), and no step in which one thread reads or writes what
-// another writes.
-template <typename Model>
-void check_every_n_adds_inside_without_races() {
+// block's partial sums), and no step in which one thread touches what another writes.
+inline void check_every_n_adds_inside_without_races(Predict predict) {
   for (std::size_t n = 1; n <= kMaxElements; ++n) {
     INFO("n = " << n);
-    const auto events = Model::predict(std::vector<std::int32_t>(n));
+    const Steps steps = steps_of(predict(std::vector<std::int32_t>(n)));
     std::size_t adds = 0;
-    for (const auto& e : events)
-      if (e.kind == BlockEvent::kAdd) {
-        ++adds;
-        REQUIRE(e.partner < (e.source_shared ? threads_for(n) : n));
+    for (const Step& step : steps.tree)
+      for (const Operation& line : step.operations) {
+        adds += line.kind == Operation::kAdd;
+        REQUIRE(line.second < (line.source == Array::kPartial ? threads_for(n) : n));
       }
     REQUIRE(adds == n - 1);
-    REQUIRE_FALSE(step_has_race(events));
-    REQUIRE(Model::counts(n, 4).ops == n - 1);
+    REQUIRE_FALSE(step_has_race(steps));
   }
 }
 
-// The trace's result is the exact sum of every input small enough to draw (int).
-template <typename Model>
-void check_small_traces_sum_exactly() {
-  const auto seed = reduction::testing::fresh_seed();
-  INFO("seed " << seed);
-  for (std::size_t n = 1; n <= kMaxTraceElements; ++n) {
-    INFO("n = " << n);
-    const auto x = generate_input<std::int32_t>(n, seed);
-    CHECK(Model::trace(x).result == reference_sum(x.data(), n).value);
+// Where the steps of two recordings (or of a recording and a prediction) differ, line by line,
+// in words; empty if they do not. The same steps make the same trace and the same counts.
+inline std::string steps_difference(const Steps& a, const Steps& b) {
+  auto line = [](const Operation& o) {
+    return "thread " + std::to_string(o.thread) + " stores element " + std::to_string(o.index) + " (level " +
+           std::to_string(o.level) + ")";
+  };
+  auto lines = [&](const std::vector<Operation>& x, const std::vector<Operation>& y) -> std::string {
+    if (x.size() != y.size()) return std::to_string(x.size()) + " lines and " + std::to_string(y.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!(x[i] == y[i])) return line(x[i]) + ", and " + line(y[i]);
+    return "";
+  };
+  if (a.tree.size() != b.tree.size())
+    return std::to_string(a.tree.size()) + " steps and " + std::to_string(b.tree.size());
+  for (std::size_t i = 0; i < a.tree.size(); ++i) {
+    const std::string step = "step " + std::to_string(i + 1) + ": ";
+    if (a.tree[i].stride != b.tree[i].stride)
+      return step + "strides " + std::to_string(a.tree[i].stride) + " and " + std::to_string(b.tree[i].stride);
+    if (auto d = lines(a.tree[i].operations, b.tree[i].operations); !d.empty()) return step + d;
   }
+  if (auto d = lines(a.results, b.results); !d.empty()) return "the result: " + d;
+  return "";
 }
 
 }  // namespace reduction::single_block::testing

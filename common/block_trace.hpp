@@ -1,16 +1,13 @@
-// The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn from
-// what the kernel's threads did (common/block_events.hpp): recorded on the GPU when there is one,
-// else the chapter model's prediction, and labelled as such.
+// The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn
+// from the steps its threads took (common/block_events.hpp): recorded from the kernel on the GPU
+// when there is one, else the chapter model's prediction, and labelled as such.
 #pragma once
 
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <ostream>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -19,16 +16,14 @@
 #include "block_events.hpp"
 #include "block_model.hpp"
 #include "json.hpp"
-#include "ops.hpp"
 #include "report.hpp"
-#include "single_block.hpp"
 #include "types.hpp"
 
 namespace reduction::single_block {
 
 template <typename T>
 struct TraceStep {
-  std::string name;              // "stride 2", "load"
+  std::string name;              // "stride 2", "load, stride 8"
   std::vector<unsigned> active;  // the threads that added in this step
   // What each thread that wrote did, in the kernel's names: {0, "data[0] += data[2]"}.
   std::vector<std::pair<unsigned, std::string>> actions;
@@ -44,61 +39,48 @@ struct Trace {
   unsigned threads = 0;
   std::vector<T> input;
   std::vector<TraceStep<T>> steps;
-  std::string result_from;  // the element thread 0 stores to *result: "data[0]"
+  std::string result_from;  // the element thread 0 stores to *result: "data[0]"; empty: none
   T result{};
 };
 
-// The trace of the events of one launch on `input`, in a block of `threads`. The arrays shown are
-// what the events wrote: the input ("data", in global memory) and the partial sums ("partial", in
-// shared memory), element by element, with the values the events carry.
+// The trace of the steps of one launch on `input`, in a block of `threads`. The arrays shown are
+// what the steps wrote: the input ("data", in global memory) and the partial sums ("partial", in
+// shared memory), element by element, with the values the accesses carry.
 template <typename T>
-Trace<T> trace_from(const std::vector<BlockEvent>& events, const std::vector<T>& input, unsigned threads,
-                    const std::string& layout, bool recorded) {
-  Trace<T> trace;
-  trace.recorded = recorded;
-  trace.layout = layout;
-  trace.threads = threads;
-  trace.input = input;
-  std::vector<T> data = input, partial(threads);
-  auto name = [](bool shared, std::size_t i) {
-    return std::string(shared ? "partial" : "data") + "[" + std::to_string(i) + "]";
+Trace<T> trace_from(const Steps& steps, const std::vector<T>& input, unsigned threads, const std::string& layout,
+                    bool recorded) {
+  Trace<T> trace{recorded, layout, threads, input, {}, "", T{}};
+  std::vector<T> arrays[2] = {input, std::vector<T>(threads)};  // data, partial
+  auto name = [](Array array, std::size_t i) {
+    return std::string(array == Array::kPartial ? "partial" : "data") + "[" + std::to_string(i) + "]";
   };
-  std::vector<BlockEvent> sorted = events;
-  sort_events(sorted);
-  bool shared = false;  // the array the step writes; a step that writes nothing shows the last one
-  for (const BlockEvent& marker : sorted) {
-    if (marker.kind != BlockEvent::kStep) continue;
-    std::vector<BlockEvent> writes;  // the step's additions and copies, thread by thread
-    for (const BlockEvent& e : sorted)
-      if (e.step == marker.step && (e.kind == BlockEvent::kAdd || e.kind == BlockEvent::kCopy)) writes.push_back(e);
-    if (!writes.empty()) shared = writes.front().target_shared;
-    std::vector<T>& array = shared ? partial : data;
-    TraceStep<T> step;
-    step.name = detail::step_name(marker, sorted);
-    step.array = shared ? "partial" : "data";
-    step.written.assign(array.size(), false);
-    for (const BlockEvent& e : writes) {
-      if (bool(e.target_shared) != shared) throw std::logic_error("a step of these kernels writes one array");
-      array.at(e.owner) = value_of<T>(e);
-      step.written.at(e.owner) = true;
-      std::string what = name(shared, e.owner);
-      if (e.kind == BlockEvent::kCopy)
-        what += " = " + name(e.source_shared, e.owner);
-      else if (e.target_shared == e.source_shared)
-        what += " += " + name(e.source_shared, e.partner);
+  Array shown = Array::kData;  // the array the step writes; a step that writes nothing shows the last one
+  for (const Step& step : steps.tree) {
+    if (!step.operations.empty()) shown = step.operations.front().target;
+    std::vector<T>& array = arrays[shown == Array::kPartial];
+    TraceStep<T> out{step_name(step), {}, {}, shown == Array::kPartial ? "partial" : "data", {}, {}};
+    out.written.assign(array.size(), false);
+    for (const Operation& line : step.operations) {
+      if (line.target != shown) throw std::runtime_error("a step of these kernels writes one array");
+      array.at(line.index) = value_of<T>(line.value_bits);
+      out.written.at(line.index) = true;
+      std::string what = name(line.target, line.index);
+      if (line.kind == Operation::kCopy)
+        what += " = " + name(line.source, line.first);
+      else if (line.target == line.source && line.index == line.first)
+        what += " += " + name(line.source, line.second);
       else
-        what += " = " + name(e.source_shared, e.owner) + " + " + name(e.source_shared, e.partner);
-      if (e.kind == BlockEvent::kAdd) step.active.push_back(e.thread);
-      step.actions.push_back({e.thread, what});
+        what += " = " + name(line.source, line.first) + " + " + name(line.source, line.second);
+      if (line.kind == Operation::kAdd) out.active.push_back(line.thread);
+      out.actions.push_back({line.thread, what});
     }
-    step.values = array;
-    trace.steps.push_back(std::move(step));
+    out.values = array;
+    trace.steps.push_back(std::move(out));
   }
-  for (const BlockEvent& e : sorted)
-    if (e.kind == BlockEvent::kResult) {
-      trace.result_from = name(e.source_shared, e.owner);
-      trace.result = value_of<T>(e);
-    }
+  for (const Operation& line : steps.results) {
+    trace.result_from = name(line.source, line.first);
+    trace.result = value_of<T>(line.value_bits);
+  }
   return trace;
 }
 
@@ -113,32 +95,21 @@ std::string trace_value(T v) {
   return buf;
 }
 
-// "0-31", "0 2 4 6", "0-15 32"
-inline std::string thread_list(const std::vector<unsigned>& threads) {
-  std::string out;
-  for (std::size_t i = 0; i < threads.size();) {
-    std::size_t j = i;
-    while (j + 1 < threads.size() && threads[j + 1] == threads[j] + 1) ++j;
-    if (!out.empty()) out += ' ';
-    if (j - i >= 2)
-      out += std::to_string(threads[i]) + "-" + std::to_string(threads[j]);
-    else {
-      out += std::to_string(threads[i]);
-      if (j > i) out += " " + std::to_string(threads[j]);
-    }
-    i = j + 1;
-  }
-  return out;
-}
-
+// "threads 0-31 add (32, in 1 warp)", "threads 0 2 4 6 add (4, in 1 warp)"
 inline std::string describe_active(const std::vector<unsigned>& active) {
   if (active.empty()) return "no thread adds";
-  std::vector<unsigned> warps;
-  for (unsigned t : active)
-    if (warps.empty() || warps.back() != t / kWarpSize) warps.push_back(t / kWarpSize);
-  return (active.size() == 1 ? "thread " : "threads ") + thread_list(active) +
-         (active.size() == 1 ? " adds (" : " add (") + std::to_string(active.size()) + ", in " +
-         std::to_string(warps.size()) + (warps.size() == 1 ? " warp)" : " warps)");
+  std::string list;
+  std::size_t warps = 0;
+  for (std::size_t i = 0; i < active.size();) {
+    std::size_t j = i;
+    while (j + 1 < active.size() && active[j + 1] == active[j] + 1) ++j;
+    list += (list.empty() ? "" : " ") + std::to_string(active[i]);
+    if (j > i) list += (j - i >= 2 ? "-" : " ") + std::to_string(active[j]);
+    i = j + 1;
+  }
+  for (std::size_t i = 0; i < active.size(); ++i) warps += i == 0 || active[i] / kWarpSize != active[i - 1] / kWarpSize;
+  return (active.size() == 1 ? "thread " : "threads ") + list + (active.size() == 1 ? " adds (" : " add (") +
+         std::to_string(active.size()) + ", in " + std::to_string(warps) + (warps == 1 ? " warp)" : " warps)");
 }
 
 template <typename T>
@@ -177,7 +148,8 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
       << "): " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
       << describe_block(trace.threads) << ".\n"
       << layout << ".\n"
-      << "After each step, the array the step works on; * marks the elements it wrote.\n\n"
+      << "After each step, the array the step works on; * marks the elements it wrote. A step is the\n"
+      << "additions of one stride, and the kernel's __syncthreads() separates it from the next.\n\n"
       << "input\n";
   detail::print_array(out, "data", trace.input, {}, label_width, width, per_line);
   int number = 0;
@@ -234,36 +206,12 @@ Json trace_json(const Trace<T>& trace) {
   return j;
 }
 
-// A chapter's model (its model.hpp) derives from this and supplies
-//   template <typename T> static std::vector<BlockEvent> predict(const std::vector<T>& input);
-//   static std::string layout(unsigned threads);  // who owns what, in one line
-// and, for the analysis below, activity_predicate() and text_closed_form(n), or an analyze() of
-// its own. The counts and the trace the program prints (and the tests check) follow from the
-// prediction in the same way for every chapter, so they are written once, here.
-template <typename Model>
-struct PredictedKernel {
-  // The program's analysis, where the lesson is how the threads are spent (03, 04): the step table
-  // against the text's closed form, then the memory counts. A model whose lesson lies elsewhere
-  // (05) declares an analyze() of its own, which hides this one.
-  static void analyze(std::ostream& text, Json& fields, const BlockCounts& counts, const char* type) {
-    const ClosedForm text_form = Model::text_closed_form(counts.n);
-    text << "\n";
-    print_execution_model(text, counts, Model::activity_predicate(), text_form, type);
-    text << "\n";
-    print_memory(text, counts, type);
-    fields.set("efficiency", efficiency_json(counts));
-    fields.set("text_closed_form", closed_form_json(text_form));
-  }
-  // The execution-resource and memory counts for n elements of element_bytes (the values do not matter).
-  static BlockCounts counts(std::size_t n, std::size_t element_bytes) {
-    return count(Model::predict(std::vector<std::int32_t>(n)), n, threads_for(n), element_bytes);
-  }
-  // The trace the model predicts on `input`, labelled as a prediction.
-  template <typename T>
-  static Trace<T> trace(const std::vector<T>& input) {
-    const unsigned threads = threads_for(input.size());
-    return trace_from(Model::predict(input), input, threads, Model::layout(threads), false);
-  }
-};
+// The trace into the report: its text after the analysis, and "trace" in the JSON.
+template <typename T>
+void show_trace(Report& report, const Trace<T>& trace) {
+  report.text() << "\n";
+  print_trace(report.text(), trace);
+  report.fields().set("trace", trace_json(trace));
+}
 
 }  // namespace reduction::single_block

@@ -15,18 +15,14 @@
 
 #include <cstddef>
 
-#include "common/block_recorder.cuh"
-#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
-#include "common/single_block.hpp"
-#include "common/variants.cuh"
 
 namespace ch03 {
 
-// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
-// the timed kernel it is a NoRecorder, and its calls compile to nothing.
-template <typename T, typename Recorder = reduction::NoRecorder>
-__global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+// T is int, float or double for the timed launch. The trace and the tests launch the same template
+// with reduction::Traced<T>, an element that logs its loads and stores (common/traced.cuh).
+template <typename T>
+__global__ void simple_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
   data += blockIdx.x * n;
   result += blockIdx.x;
@@ -39,55 +35,19 @@ __global__ void simple_kernel(T* data, std::size_t n, T* result, Recorder rec = 
   // HINT: - End each step with __syncthreads(), outside the if: every thread of the block must reach
   // HINT:   the barrier, active or not. What goes wrong without it?
   // HINT: - At the end, thread 0 stores data[0] to *result.
-  // HINT: - Call the recorder beside what it records (the trace and the tests read it; in the timed
-  // HINT:   kernel its calls compile to nothing): rec.step(stride) as each step begins,
-  // HINT:   rec.add(data, 2t, data, 2t + stride) after each addition, rec.result(data, 0) after the store.
   // HINT: Then run the tests (ctest -L chapter03) and compare with `03_simple_kernel --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it
   const reduction::Sum add{};    // for int it wraps around like the hardware, without C++'s undefined overflow
   for (unsigned stride = 1; stride <= blockDim.x; stride *= 2) {
-    rec.step(stride);
     // Active: t is a multiple of the stride. When n is not a power of two the last partners lie
     // past the end of the array, and the guard skips those additions: it does what padding with
     // the identity would, without the padding.
-    if (t % stride == 0 && owner + stride < n) {
-      data[owner] = add(data[owner], data[owner + stride]);
-      rec.add(data, owner, data, owner + stride);
-    }
+    if (t % stride == 0 && owner + stride < n) data[owner] = add(data[owner], data[owner + stride]);
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }
-  if (t == 0) {
-    *result = data[0];
-    rec.result(data, 0);
-  }
+  if (t == 0) *result = data[0];
   // END EXERCISE
 }
-
-// Reduces each of `rows` rows of n elements, stored one after another in data, into result[row],
-// for 1 <= n <= 2048: one block per row. The partial sums overwrite data.
-template <typename T>
-void launch(T* data, std::size_t rows, std::size_t n, T* result, cudaStream_t stream) {
-  reduction::single_block::require_valid_size(n, rows);
-  const dim3 one_block_per_row(static_cast<unsigned>(rows));
-  simple_kernel<<<one_block_per_row, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
-  CUDA_CHECK_LAUNCH();
-}
-
-// The registry entry: what the program, the tests and the benchmark know of this kernel.
-struct Kernel {
-  static constexpr const char* header = "simple_kernel.cuh";
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise version, until the student deletes it
-  static constexpr bool unfinished = true;
-#else
-  static constexpr bool unfinished = false;
-#endif
-  template <typename T> static reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
-    return {"simple", "owner computes, the stride doubling from 1", &launch<T>,
-            &reduction::single_block::tree_depth, true};
-  }
-  // The same kernel template, recording what each thread does: for --trace, and the model's tests.
-  template <typename T> static auto recorded() { return &simple_kernel<T, reduction::BlockRecorder>; }
-};
 
 }  // namespace ch03

@@ -16,77 +16,37 @@
 
 #include <cstddef>
 
-#include "common/block_recorder.cuh"
-#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
-#include "common/single_block.hpp"
-#include "common/variants.cuh"
 
 namespace ch04 {
 
-// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
-// the timed kernel it is a NoRecorder, and its calls compile to nothing.
-template <typename T, typename Recorder = reduction::NoRecorder>
-__global__ void convergent_kernel(T* data, std::size_t n, T* result, Recorder rec = {}) {
+// T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
+// (common/traced.cuh), as in chapter 03.
+template <typename T>
+__global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
   data += blockIdx.x * n;
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element t.
-  // HINT: - Chapter 03's kernel with two changes: the stride halves, from blockDim.x down to 1, and
-  // HINT:   in the step of `stride` the active threads are the first `stride` ones, t < stride.
+  // HINT: - Chapter 03's kernel with three lines changed: the owner is element t; the stride halves,
+  // HINT:   from blockDim.x down to 1; the active threads are the first `stride` ones, t < stride.
   // HINT: - An active thread adds data[t + stride] to data[t] if t + stride < n, with
   // HINT:   reduction::Sum{}(a, b);
   // HINT: - __syncthreads() after each step, reached by every thread of the block;
   // HINT: - thread 0 stores data[0] to *result.
-  // HINT: - Call the recorder beside what it records, as in chapter 03: rec.step(stride) as
-  // HINT:   each step begins, rec.add(data, t, data, t + stride) after each addition,
-  // HINT:   rec.result(data, 0) after the store.
   // HINT: Then run the tests (ctest -L chapter04) and compare with `04_convergent --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns element t: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
   for (unsigned stride = blockDim.x; stride >= 1; stride /= 2) {
-    rec.step(stride);
     // Active: the first `stride` threads. When n is not a power of two some partners of the first
     // step lie past the end of the array, and the guard skips those additions: it does what
     // padding with the identity would, without the padding.
-    if (t < stride && owner + stride < n) {
-      data[owner] = add(data[owner], data[owner + stride]);
-      rec.add(data, owner, data, owner + stride);
-    }
+    if (t < stride && owner + stride < n) data[owner] = add(data[owner], data[owner + stride]);
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }
-  if (t == 0) {
-    *result = data[0];
-    rec.result(data, 0);
-  }
+  if (t == 0) *result = data[0];
   // END EXERCISE
 }
-
-// Reduces each of `rows` rows of n elements, stored one after another in data, into result[row],
-// for 1 <= n <= 2048: one block per row. The partial sums overwrite data.
-template <typename T>
-void launch(T* data, std::size_t rows, std::size_t n, T* result, cudaStream_t stream) {
-  reduction::single_block::require_valid_size(n, rows);
-  const dim3 one_block_per_row(static_cast<unsigned>(rows));
-  convergent_kernel<<<one_block_per_row, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
-  CUDA_CHECK_LAUNCH();
-}
-
-// The registry entry: what the program, the tests and the benchmark know of this kernel.
-struct Kernel {
-  static constexpr const char* header = "convergent.cuh";
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise version, until the student deletes it
-  static constexpr bool unfinished = true;
-#else
-  static constexpr bool unfinished = false;
-#endif
-  template <typename T> static reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
-    return {"convergent", "the stride halving from the block size; active threads packed together", &launch<T>,
-            &reduction::single_block::tree_depth, true};
-  }
-  // The same kernel template, recording what each thread does: for --trace, and the model's tests.
-  template <typename T> static auto recorded() { return &convergent_kernel<T, reduction::BlockRecorder>; }
-};
 
 }  // namespace ch04

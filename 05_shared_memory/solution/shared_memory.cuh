@@ -15,18 +15,15 @@
 
 #include <cstddef>
 
-#include "common/block_recorder.cuh"
-#include "common/cuda_check.cuh"
 #include "common/ops.hpp"
 #include "common/single_block.hpp"
-#include "common/variants.cuh"
 
 namespace ch05 {
 
-// `rec` records what each thread does, for the trace and the tests (common/block_recorder.cuh). In
-// the timed kernel it is a NoRecorder, and its calls compile to nothing.
-template <typename T, typename Recorder = reduction::NoRecorder>
-__global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Recorder rec = {}) {
+// T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
+// (common/traced.cuh), as in chapter 03: its loads and stores of partial[] are logged too.
+template <typename T>
+__global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
   data += blockIdx.x * n;
   result += blockIdx.x;
@@ -39,10 +36,6 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Re
   // HINT:   step starts with __syncthreads() (why there, and not at the end?), then a thread t < stride
   // HINT:   adds partial[t + stride] to partial[t], with reduction::Sum{}(a, b).
   // HINT: - Thread 0 stores partial[0] to *result.
-  // HINT: - Call the recorder beside what it records: rec.step(blockDim.x) before the first
-  // HINT:   step and rec.step(stride) after each barrier; rec.add(partial, t, data, t + blockDim.x) or
-  // HINT:   rec.copy(partial, t, data) after the load, rec.add(partial, t, partial, t + stride) after each
-  // HINT:   addition, rec.result(partial, 0) after the store.
   // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
   __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;
@@ -51,53 +44,16 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result, Re
   // The first step, stride blockDim.x, on the way in: the only loads from global memory. Every
   // thread has a first element (a block never has more threads than n has elements), so partial[]
   // fills up, and in the later steps, over its blockDim.x partial sums, every partner exists.
-  rec.step(blockDim.x);
-  if (owner + blockDim.x < n) {
+  if (owner + blockDim.x < n)
     partial[owner] = add(data[owner], data[owner + blockDim.x]);
-    rec.add(partial, owner, data, owner + blockDim.x);
-  } else {  // the guard: a partner past the end of the array is skipped
+  else  // the guard: a partner past the end of the array is skipped
     partial[owner] = data[owner];
-    rec.copy(partial, owner, data);
-  }
   for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // this step reads partial sums that other threads wrote in the previous one
-    rec.step(stride);
-    if (t < stride) {
-      partial[owner] = add(partial[owner], partial[owner + stride]);
-      rec.add(partial, owner, partial, owner + stride);
-    }
+    if (t < stride) partial[owner] = add(partial[owner], partial[owner + stride]);
   }
-  if (t == 0) {
-    *result = partial[0];  // thread 0 wrote partial[0] itself, in the last step or the load
-    rec.result(partial, 0);
-  }
+  if (t == 0) *result = partial[0];  // thread 0 wrote partial[0] itself, in the last step or the load
   // END EXERCISE
 }
-
-// Reduces each of `rows` rows of n elements, stored one after another in data, into result[row],
-// for 1 <= n <= 2048: one block per row. data is left unchanged.
-template <typename T>
-void launch(T* data, std::size_t rows, std::size_t n, T* result, cudaStream_t stream) {
-  reduction::single_block::require_valid_size(n, rows);
-  const dim3 one_block_per_row(static_cast<unsigned>(rows));
-  shared_memory_kernel<<<one_block_per_row, reduction::single_block::threads_for(n), 0, stream>>>(data, n, result);
-  CUDA_CHECK_LAUNCH();
-}
-
-// The registry entry: what the program, the tests and the benchmark know of this kernel.
-struct Kernel {
-  static constexpr const char* header = "shared_memory.cuh";
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise version, until the student deletes it
-  static constexpr bool unfinished = true;
-#else
-  static constexpr bool unfinished = false;
-#endif
-  template <typename T> static reduction::Variant<reduction::SingleBlockLaunch<T>> variant() {
-    return {"shared_memory", "global memory read once; the tree in shared memory", &launch<T>,
-            &reduction::single_block::tree_depth, true};
-  }
-  // The same kernel template, recording what each thread does: for --trace, and the model's tests.
-  template <typename T> static auto recorded() { return &shared_memory_kernel<T, reduction::BlockRecorder>; }
-};
 
 }  // namespace ch05
