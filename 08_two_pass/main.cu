@@ -15,7 +15,7 @@
 
 #include "common/gpu.cuh"
 #include "common/measure.cuh"      // open_gpu, run_reduction
-#include "common/multi_block.cuh"  // RotatingInput, Ceilings, copy_ceiling_bytes, describe_ceilings, index_width_note
+#include "common/ceilings.cuh"  // RotatingInput, the copy and read ceilings, describe_ceilings
 #include "common/options.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
@@ -25,14 +25,6 @@
 using namespace reduction;
 
 namespace {
-
-// "390.6 KiB", "1024.0 MiB": a size in the notes under the table.
-std::string mebibytes(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
-                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
-  return text;
-}
 
 // Everything after the input, for its element type T.
 template <typename T>

@@ -10,20 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "common/ceilings.cuh"  // mebibytes
 #include "common/json.hpp"
 #include "common/reference.hpp"
 #include "common/types.hpp"
 #include "warp_unrolled.cuh"
 
 namespace ch09 {
-
-// "390.6 KiB", "1024.0 MiB": a size in the analysis and the notes.
-inline std::string mebibytes(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
-                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
-  return text;
-}
 
 inline bool contains(const std::vector<std::string>& kernels, const std::string& name) {
   return std::find(kernels.begin(), kernels.end(), name) != kernels.end();

@@ -22,10 +22,9 @@
 #include "common/escape.hpp"
 #include "common/gpu.cuh"
 #include "common/measure.cuh"      // open_gpu, run_reduction
-#include "common/multi_block.cuh"  // RotatingInput, Ceilings, copy_ceiling_bytes, describe_ceilings
+#include "common/ceilings.cuh"  // RotatingInput, the copy and read ceilings, describe_ceilings
 #include "common/options.hpp"
 #include "common/program.hpp"
-#include "common/read_ceiling.cuh"
 #include "common/reference.hpp"
 #include "common/report.hpp"
 #include "common/sizes.hpp"
@@ -83,7 +82,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   if (!device) return report.finish_without_gpu(no_gpu);
 
   // The ceilings, measured while the device memory is still free: a device-to-device copy, and a
-  // plain streaming read (common/read_ceiling.cuh), the ceiling of a kernel that only reads. An
+  // plain streaming read (common/ceilings.cuh), the ceiling of a kernel that only reads. An
   // input the GPU cannot hold (a file's data, say) is bad input, exit 2.
   if (auto why = device_room(bytes)) throw InputError(*why);
   std::size_t free_bytes = 0, total_bytes = 0;

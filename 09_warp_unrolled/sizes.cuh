@@ -18,9 +18,8 @@
 #include "analysis.cuh"
 #include "common/gpu.cuh"
 #include "common/measure.cuh"      // open_gpu
-#include "common/multi_block.cuh"  // RotatingInput, Ceilings, copy_ceiling_bytes
+#include "common/ceilings.cuh"  // RotatingInput, the copy and read ceilings, describe_ceilings
 #include "common/ops.hpp"
-#include "common/read_ceiling.cuh"
 #include "common/reference.hpp"
 #include "common/report.hpp"
 #include "common/sizes.hpp"

@@ -63,8 +63,8 @@ struct Options {
   std::string input;                 // --input FILE: overrides n and type
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
   bool json = false;
-  bool hot_l2 = false;  // time small inputs from L2 (common/multi_block.cuh: RotatingInput)
-  std::size_t rows = 1;  // --rows R: R arrays of n, one after another (common/single_block_chapter.cuh)
+  bool hot_l2 = false;  // time small inputs from L2 (common/ceilings.cuh: RotatingInput)
+  std::size_t rows = 1;  // --rows R: R arrays of n, one after another (chapters 03 to 05)
 };
 
 // Physical memory of this machine in bytes, or nothing where the system does not say.
