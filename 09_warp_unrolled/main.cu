@@ -65,7 +65,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
                 << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\n";
   report.fields().set("op", Op::name);
   ch09::describe_trees(report.text(), block, names, std::is_same_v<Op, Sum>);
-  report.text() << "bytes      " << n << " x " << sizeof(T) << " = " << ch09::mebibytes(bytes)
+  report.text() << "bytes      " << n << " x " << sizeof(T) << " = " << mebibytes(bytes)
                 << " to read once, the least any kernel must move\n";
   if (ch09::contains(names, "fastest")) {
     report.text() << "fastest    " << ch09::describe_plan<T>(n) << "\n";
@@ -137,8 +137,8 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   for (const auto& r : runs) report.add_run(r);
   describe_ceilings(report, ceilings);
   if (rotating.copies() > 1)
-    report.summary() << "L2         the input (" << ch09::mebibytes(bytes) << ") fits in the "
-                     << ch09::mebibytes(device->l2_bytes) << " L2: each run reads the next of " << rotating.copies()
+    report.summary() << "L2         the input (" << mebibytes(bytes) << ") fits in the "
+                     << mebibytes(device->l2_bytes) << " L2: each run reads the next of " << rotating.copies()
                      << " copies of it,\n           "
                      << (rotating.copies() * bytes < device->l2_bytes
                              ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
