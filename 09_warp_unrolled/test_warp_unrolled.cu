@@ -402,10 +402,11 @@ TEST_CASE("every variant on 2^32 + 3 ints, past where a 32-bit index wraps; max 
   DeviceBuffer<std::int32_t> input(n);
   fill_random_ints<<<1024, 256>>>(input.data(), n, seed);
   CUDA_CHECK_LAUNCH();
-  // The one maximum and the one minimum (the elements are in [-100, 100]), past 2^32: only a
-  // kernel that reaches them finds them. The sum takes them in place of the elements they replace.
+  // The one maximum (the last element) and the one minimum (at 2^32 + 1), both past 2^32 and at
+  // different places (the elements are in [-100, 100]): only a kernel that reaches them finds them.
+  // The sum takes them in place of the elements they replace.
   std::uint64_t sum = streamed_int_sum(n, seed);
-  for (const auto& [i, value] : {std::pair<std::size_t, std::int32_t>{n - 2, 1000}, {(std::size_t(1) << 32) + 1, -1000}}) {
+  for (const auto& [i, value] : {std::pair<std::size_t, std::int32_t>{n - 1, 1000}, {(std::size_t(1) << 32) + 1, -1000}}) {
     CUDA_CHECK(cudaMemcpy(input.data() + i, &value, sizeof value, cudaMemcpyHostToDevice));
     sum += std::uint64_t(std::int64_t(value)) -
            std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));

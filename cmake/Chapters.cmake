@@ -55,12 +55,26 @@ function(reduction_add_tests chapter kind)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE reduction_test_${kind})
   _reduction_label(${chapter} label)
-  add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
-  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77)
-  if(kind STREQUAL "gpu")
-    # GPU test programs run one at a time: some take most of the device memory (inputs past 2^31).
-    set_tests_properties(${chapter}.${kind}_tests PROPERTIES RESOURCE_LOCK reduction_gpu)
+  # The test cases tagged [huge] take 16 GiB of device memory or more (inputs past 2^32): they run
+  # as a test of their own, one such test at a time (RESOURCE_LOCK reduction_gpu_memory), so that
+  # none of them finds the memory taken by another and skips. The other GPU tests take a few
+  # hundred MiB and share the GPU.
+  set(huge FALSE)
+  foreach(source IN LISTS ARGN)
+    file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
+    if(text MATCHES "\\[huge\\]")
+      set(huge TRUE)
+    endif()
+  endforeach()
+  if(huge)
+    add_test(NAME ${chapter}.${kind}_tests COMMAND ${target} "~[huge]")
+    add_test(NAME ${chapter}.${kind}_tests_huge COMMAND ${target} "[huge]")
+    set_tests_properties(${chapter}.${kind}_tests_huge PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77
+                                                                 RESOURCE_LOCK reduction_gpu_memory)
+  else()
+    add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
   endif()
+  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77)
 endfunction()
 
 function(add_reduction_chapter)
@@ -119,7 +133,7 @@ function(add_reduction_chapter)
       COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
               "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${runs}" -P ${_reduction_cmake_dir}/Sanitize.cmake)
     set_tests_properties(${chapter}.sanitize PROPERTIES LABELS "${label};gpu;sanitize"
-      SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900 RESOURCE_LOCK reduction_gpu)
+      SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900)
   endif()
   if(ARG_GPU)
     reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
@@ -169,5 +183,6 @@ function(reduction_add_tour)
   # generator wrote is tested too. Without a GPU every GPU chapter shows its analysis and exits
   # 77, which the tour accepts; with one, every chapter must verify its result.
   add_test(NAME tour COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tour)
-  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK reduction_gpu TIMEOUT 1200)
+  # The tour's programs take up to a few GiB of device memory each: not beside a [huge] test.
+  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK reduction_gpu_memory TIMEOUT 1200)
 endfunction()
