@@ -104,5 +104,13 @@ function(reduction_add_exercise_tests)
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DHANDOUT_DIR=${work_dir}/handout
             -DBINARY_DIR=${CMAKE_BINARY_DIR} "-DGIT=${GIT_EXECUTABLE}" -DCHECK=ON
             -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/Handout.cmake)
-  set_tests_properties(exercises.handout PROPERTIES LABELS "exercises;cpu")
+  set_tests_properties(exercises.handout PROPERTIES LABELS "exercises;cpu" FIXTURES_SETUP handout)
+  # And the solutions' code is nowhere in it: not in a README, a helper or a test.
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_Interpreter_FOUND AND NOT EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
+    add_test(NAME exercises.handout_answers
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/handout_answers.py
+              ${PROJECT_SOURCE_DIR} ${work_dir}/handout)
+    set_tests_properties(exercises.handout_answers PROPERTIES LABELS "exercises;cpu" FIXTURES_REQUIRED handout)
+  endif()
 endfunction()

@@ -5,10 +5,13 @@
 #
 # HANDOUT_DIR is emptied, then filled with the project's files: those git lists (tracked, and new
 # ones not ignored) when SOURCE_DIR is a git checkout, else every file but build folders and .git.
-# Each file of a chapter's solution/ folder is replaced by its exercise version, so the tree holds
-# no solution, and everything else is copied as it is: the README's commands, the tests and
-# REDUCTION_EXERCISES=ON work there as in the repository. HANDOUT.md at its top tells the student
-# what the tree is. CHECK=ON (the test exercises.handout) then checks the tree.
+# Each file of a chapter's solution/ folder is replaced by its exercise version, each README
+# listing marked as an answer by a note, and a file that restates the kernels (_handout_left_out)
+# is left out, so the tree holds no solution; everything else is copied as it is: the README's
+# commands, the tests and REDUCTION_EXERCISES=ON work there as in the repository. HANDOUT.md at
+# its top tells the student what the tree is. CHECK=ON (the test exercises.handout) then checks
+# the tree; cmake/tests/handout_answers.py (the test exercises.handout_answers) looks in it for
+# the solutions' code.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/GenerateExercise.cmake)
 
@@ -65,7 +68,39 @@ foreach(dir IN ITEMS "${BINARY_DIR}" "${HANDOUT_DIR}")
   endif()
 endforeach()
 
+# Files that hold the tutorial's kernels outside solution/ and that a student does not need:
+# benchmark/experiments.cu restates chapter 06's kernel and chapter 08's loop to time variants of
+# them (the benchmark skips its steps where it is missing).
+set(_handout_left_out benchmark/experiments.cu)
+
+# A README shows some kernels as listings, each between the lines `<!-- answer -->` and
+# `<!-- end answer -->`: the handout has a note in its place.
+function(_handout_without_answers from to)
+  file(READ ${from} rest)
+  set(text "")
+  while(TRUE)
+    string(FIND "${rest}" "<!-- answer -->" begin)
+    if(begin EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${rest}" 0 ${begin} before)
+    string(APPEND text "${before}")
+    string(SUBSTRING "${rest}" ${begin} -1 rest)
+    string(FIND "${rest}" "<!-- end answer -->" end)
+    if(end EQUAL -1)
+      message(FATAL_ERROR "${from}: `<!-- answer -->` without `<!-- end answer -->`")
+    endif()
+    math(EXPR after "${end} + 19")  # the length of `<!-- end answer -->`
+    string(SUBSTRING "${rest}" ${after} -1 rest)
+    string(APPEND text "*(A listing of the code you write in the exercises stood here: it is left out of the handout. "
+                       "Write yours at the `TODO`s in `solution/`.)*")
+  endwhile()
+  string(APPEND text "${rest}")
+  file(WRITE ${to} "${text}")
+endfunction()
+
 file(REMOVE_RECURSE ${HANDOUT_DIR})
+set(left_out 0)
 set(copied 0)
 set(generated 0)
 set(exercises 0)
@@ -78,6 +113,11 @@ foreach(relative IN LISTS files)
     reduction_generate_exercise(${from} ${HANDOUT_DIR}/${relative} count)
     math(EXPR exercises "${exercises} + ${count}")
     math(EXPR generated "${generated} + 1")
+  elseif(relative IN_LIST _handout_left_out)
+    math(EXPR left_out "${left_out} + 1")
+  elseif(relative MATCHES "\\.md$")
+    _handout_without_answers(${from} ${HANDOUT_DIR}/${relative})
+    math(EXPR copied "${copied} + 1")
   else()
     get_filename_component(to_dir ${HANDOUT_DIR}/${relative} DIRECTORY)
     file(COPY ${from} DESTINATION ${to_dir})  # keeps the permissions: .ci/run stays executable
@@ -109,12 +149,12 @@ lessons in each chapter's `README.md`) is the tutorial's own.
   its header, as the comment above it says.
 ]=])
 message(STATUS "handout in ${HANDOUT_DIR}: ${copied} files copied, ${generated} solution files "
-               "replaced by their exercise versions (${exercises} exercises)")
+               "replaced by their exercise versions (${exercises} exercises), ${left_out} left out")
 
 if(CHECK)
   set(problems "")
   foreach(relative IN LISTS files)
-    if(EXISTS ${SOURCE_DIR}/${relative} AND NOT EXISTS ${HANDOUT_DIR}/${relative})
+    if(EXISTS ${SOURCE_DIR}/${relative} AND NOT EXISTS ${HANDOUT_DIR}/${relative} AND NOT relative IN_LIST _handout_left_out)
       string(APPEND problems "${relative} is missing from the handout\n")
     endif()
   endforeach()
@@ -123,6 +163,14 @@ if(CHECK)
     file(READ ${path} text)
     if(text MATCHES "(^|\n)[ \t]*// (EXERCISE:|HINT:|PLACEHOLDER:|END EXERCISE)")
       string(APPEND problems "${path} still holds exercise markers, and so the solution\n")
+    endif()
+  endforeach()
+  file(GLOB_RECURSE readmes LIST_DIRECTORIES false ${HANDOUT_DIR}/*.md)
+  foreach(path IN LISTS readmes)
+    file(READ ${path} text)
+    string(FIND "${text}" "<!-- answer -->" marker)
+    if(NOT marker EQUAL -1)
+      string(APPEND problems "${path} still holds a listing marked as an answer\n")
     endif()
   endforeach()
   if(NOT EXISTS ${SOURCE_DIR}/HANDOUT.md AND exercises EQUAL 0)
