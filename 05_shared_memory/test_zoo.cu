@@ -1,0 +1,49 @@
+// GPU test of chapter 05's bug zoo (zoo.txt, made by cmake/GenerateZoo.cmake): with some warps'
+// stores held back (common/delayed.cuh), each bug that the zoo says the delayed warps catch gives a
+// wrong result in every one of 100 runs, and the solution, held back the same way, a right one in
+// every run. The sizes: the most one block takes (2048 elements, 32 warps) and 1000 (16 warps).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shared_memory.cuh"
+#include "common/delayed.cuh"
+#include "common/input.hpp"
+#include "common/single_block.hpp"
+#include "common/testing.hpp"
+#include "zoo_list.hpp"
+
+using reduction::Delayed;
+using Kernel = void (*)(const Delayed<std::int32_t>*, std::size_t, Delayed<std::int32_t>*);
+
+struct Bug {
+  const char* name;
+  std::string detectors;
+  Kernel kernel;
+};
+
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &ns::shared_memory_kernel<Delayed<std::int32_t>>},
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
+#undef REDUCTION_ZOO_BUG
+
+constexpr int kRuns = 100;
+
+TEST_CASE("chapter 05's zoo: a missing barrier fails in every run once some warps are late", "[chapter05][zoo]") {
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n : {std::size_t(2048), std::size_t(1000)}) {
+    const unsigned threads = reduction::single_block::threads_for(n), warps = threads / 32;
+    const auto x = reduction::generate_input<std::int32_t>(n, seed + n);
+    const std::int32_t expected = reduction::reference_sum(x.data(), n).value;
+    // The second half of the warps late, then every odd warp.
+    for (const std::uint32_t late : {std::uint32_t(((1ull << warps) - 1) & ~((1ull << (warps / 2)) - 1)), 0xaaaaaaaau}) {
+      INFO("n = " << n << ", late warps (bit w: warp w) 0x" << std::hex << late);
+      CHECK(reduction::wrong_runs(&ch05::shared_memory_kernel<Delayed<std::int32_t>>, x, threads, late, expected, kRuns) == 0);
+      for (const auto& bug : kBugs) {
+        if (bug.detectors.find("delayed_warps") == std::string::npos) continue;
+        INFO("bug " << bug.name);
+        CHECK(reduction::wrong_runs(bug.kernel, x, threads, late, expected, kRuns) == kRuns);
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+# The bug zoo (cmake/GenerateZoo.cmake): a chapter's zoo.txt lists wrong kernels, each the
+# solution with one edit; they are generated at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
+# (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
+#
+# reduction_add_zoo(<kernel header>): in a chapter folder with a zoo.txt (a handout has none),
+# the generated headers and the GPU test <chapter>.zoo_delayed_warps (test_zoo.cu), which holds
+# some warps back and checks that every bug the zoo gives to that detector fails in every run.
+function(reduction_add_zoo header)
+  get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
+  if(NOT EXISTS ${spec})
+    return()
+  endif()
+  set(generator ${PROJECT_SOURCE_DIR}/cmake/GenerateZoo.cmake)
+  set(out_dir ${CMAKE_BINARY_DIR}/zoo/${chapter})
+  add_custom_command(OUTPUT ${out_dir}/zoo_list.hpp
+    COMMAND ${CMAKE_COMMAND} -DSPEC=${spec} -DSOLUTION_DIR=${CMAKE_CURRENT_SOURCE_DIR}/solution
+            -DOUT_DIR=${out_dir} -P ${generator}
+    DEPENDS ${spec} ${CMAKE_CURRENT_SOURCE_DIR}/solution/${header} ${generator}
+    COMMENT "Generating the bug zoo of ${chapter}"
+    VERBATIM)
+  add_custom_target(${chapter}_zoo DEPENDS ${out_dir}/zoo_list.hpp)
+
+  _reduction_label(${chapter} label)
+  set(target ${chapter}_zoo_tests)
+  add_executable(${target} test_zoo.cu)
+  target_link_libraries(${target} PRIVATE reduction_test_gpu)
+  reduction_use_kernel_headers(${target})
+  target_include_directories(${target} PRIVATE ${out_dir})
+  add_dependencies(${target} ${chapter}_zoo)
+  add_test(NAME ${chapter}.zoo_delayed_warps COMMAND ${target})
+  set_tests_properties(${chapter}.zoo_delayed_warps PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77)
+endfunction()

@@ -1,0 +1,74 @@
+// Holding back some warps' stores, so that a missing barrier fails every time on the GPU.
+//
+// A kernel that reads another thread's store without a __syncthreads() between them often gets
+// the value anyway: the warps of a block tend to run in step, and the read is late enough. The test
+// form of a single-block kernel (chapters 03 to 05, templates on their element type) takes
+// Delayed<V> as its element: the same values, but a store to global or shared memory by a thread of
+// a warp that the test chose sleeps first. A correct kernel waits for those stores at its barrier
+// and gives the same result; a kernel that does not wait reads the old values, in every run.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "gpu.cuh"
+#include "ops.hpp"
+
+namespace reduction {
+
+namespace delayed {
+// The warps (bit w: warp w of the block) whose stores sleep, set by hold_back() before a launch.
+static __device__ std::uint32_t late_warps;
+// About 50 microseconds: far longer than the other warps take for a whole 2048-element tree.
+constexpr unsigned kSleeps = 50, kSleepNs = 1000;
+}  // namespace delayed
+
+inline void hold_back(std::uint32_t warps) { CUDA_CHECK(cudaMemcpyToSymbol(delayed::late_warps, &warps, sizeof warps)); }
+
+template <typename V>
+struct Delayed {
+  V value;
+
+  Delayed() = default;  // trivial: a __shared__ array of Delayed needs it
+  __host__ __device__ explicit Delayed(V v) : value(v) {}
+  Delayed(const Delayed& other) = default;
+  __host__ __device__ Delayed& operator=(const Delayed& other) {
+#ifdef __CUDA_ARCH__
+    const V v = other.value;  // loaded before the sleep: only the store is late
+    if ((__isGlobal(this) || __isShared(this)) && (delayed::late_warps >> (threadIdx.x / 32) & 1u))
+      for (unsigned k = 0; k < delayed::kSleeps; ++k) __nanosleep(delayed::kSleepNs);
+    value = v;
+#else
+    value = other.value;
+#endif
+    return *this;
+  }
+  friend __host__ __device__ Delayed operator+(Delayed a, Delayed b) { return Delayed(Sum{}(a.value, b.value)); }
+};
+
+// Runs a single-block kernel of Delayed<V> `runs` times on `input` in one block of `threads`, with
+// the stores of `late` warps held back, and counts the runs whose result is not `expected`.
+template <typename V, typename Kernel>
+int wrong_runs(Kernel kernel, const std::vector<V>& input, unsigned threads, std::uint32_t late, V expected,
+               int runs) {
+  std::vector<Delayed<V>> elements;
+  for (V v : input) elements.push_back(Delayed<V>(v));
+  DeviceBuffer<Delayed<V>> data(elements.size()), result(1);
+  hold_back(late);
+  int wrong = 0;
+  for (int run = 0; run < runs; ++run) {
+    data.upload(elements);  // the kernels of 03 and 04 reduce in place
+    result.poison();
+    kernel<<<1, threads>>>(data.data(), input.size(), result.data());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    wrong += result.download_one().value != expected;
+  }
+  hold_back(0);
+  return wrong;
+}
+
+}  // namespace reduction
