@@ -49,23 +49,24 @@ struct Delayed {
   friend __host__ __device__ Delayed operator+(Delayed a, Delayed b) { return Delayed(Sum{}(a.value, b.value)); }
 };
 
-// Runs a single-block kernel of Delayed<V> `runs` times on `input` in one block of `threads`, with
-// the stores of `late` warps held back, and counts the runs whose result is not `expected`.
+// Runs a single-block kernel of Delayed<V> on each of `inputs` in one block of `threads`, with the
+// stores of `late` warps held back, and counts the runs whose result is not `expected[run]`. Each run
+// needs an input of its own: a late store leaves in shared memory what the previous launch left
+// there, and with the same input that is often the very value the store would have written.
 template <typename V, typename Kernel>
-int wrong_runs(Kernel kernel, const std::vector<V>& input, unsigned threads, std::uint32_t late, V expected,
-               int runs) {
-  std::vector<Delayed<V>> elements;
-  for (V v : input) elements.push_back(Delayed<V>(v));
-  DeviceBuffer<Delayed<V>> data(elements.size()), result(1);
+int wrong_runs(Kernel kernel, const std::vector<std::vector<V>>& inputs, const std::vector<V>& expected,
+               unsigned threads, std::uint32_t late) {
   hold_back(late);
   int wrong = 0;
-  for (int run = 0; run < runs; ++run) {
-    data.upload(elements);  // the kernels of 03 and 04 reduce in place
+  for (std::size_t run = 0; run < inputs.size(); ++run) {
+    std::vector<Delayed<V>> elements;
+    for (V v : inputs[run]) elements.push_back(Delayed<V>(v));
+    DeviceBuffer<Delayed<V>> data(elements), result(1);
     result.poison();
-    kernel<<<1, threads>>>(data.data(), input.size(), result.data());
+    kernel<<<1, threads>>>(data.data(), elements.size(), result.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    wrong += result.download_one().value != expected;
+    wrong += result.download_one().value != expected[run];
   }
   hold_back(0);
   return wrong;
