@@ -7,7 +7,7 @@
 
 #include "common/input.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "sequential.hpp"
 
 using namespace reduction;

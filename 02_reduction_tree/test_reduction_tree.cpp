@@ -5,7 +5,7 @@
 #include "../01_sequential/sequential.hpp"
 #include "common/input.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "reduction_tree.hpp"
 
 using namespace reduction;

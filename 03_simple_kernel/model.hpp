@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/block_events.hpp"
+#include "03_simple_kernel/single_block/block_events.hpp"
 #include "thread_slots.hpp"
 
 namespace ch03 {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../02_reduction_tree/reduction_tree.hpp"
-#include "common/block_testing.hpp"
+#include "03_simple_kernel/single_block/block_testing.hpp"
 #include "common/input.hpp"
 #include "model.hpp"
 

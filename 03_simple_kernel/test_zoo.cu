@@ -1,5 +1,5 @@
 // GPU test of chapter 03's bug zoo (zoo.txt, made by cmake/GenerateZoo.cmake): with some warps'
-// stores held back (common/delayed.cuh), each bug that the zoo says the delayed warps catch gives a
+// stores held back (common/testing/delayed.cuh), each bug that the zoo says the delayed warps catch gives a
 // wrong result in every one of 100 runs, and the solution, held back the same way, a right one in
 // every run. The sizes: the most one block takes (2048 elements, 32 warps) and 1000 (16 warps).
 #include <cstdint>
@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "simple_kernel.cuh"
-#include "common/delayed.cuh"
+#include "common/testing/delayed.cuh"
 #include "common/input.hpp"
-#include "common/single_block.hpp"
-#include "common/testing.hpp"
+#include "03_simple_kernel/single_block/single_block.hpp"
+#include "common/testing/testing.hpp"
 #include "zoo_list.hpp"
 
 using reduction::Delayed;

@@ -1,7 +1,7 @@
 // Chapter 03's lesson, which chapter 04 uses too: how the threads of a block are spent. A warp
 // holds all 32 of its thread slots for a step in which any of its threads adds, so the cost of a
 // step is its active warps; the program prints them step by step, from the counts of
-// common/block_model.hpp, and beside them the closed form that PMPP (10.4) gives for the kernel.
+// 03_simple_kernel/single_block/block_model.hpp, and beside them the closed form that PMPP (10.4) gives for the kernel.
 #pragma once
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "common/block_model.hpp"
+#include "03_simple_kernel/single_block/block_model.hpp"
 #include "common/json.hpp"
 
 namespace ch03 {

@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "../03_simple_kernel/thread_slots.hpp"  // chapter 03's table of thread slots
-#include "common/block_model.hpp"
-#include "common/block_trace.hpp"
+#include "03_simple_kernel/single_block/block_model.hpp"
+#include "03_simple_kernel/single_block/block_trace.hpp"
+#include "03_simple_kernel/single_block/single_block.hpp"
+#include "03_simple_kernel/single_block/traced.cuh"
 #include "common/cuda_check.cuh"
 #include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
-#include "common/single_block.hpp"
-#include "common/traced.cuh"
 #include "convergent.cuh"
 #include "model.hpp"
 
@@ -95,7 +95,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   report.fields().set("memory", sb::memory_json(counts));
   report.fields().set("steps", sb::steps_json(counts));
   // --trace: the steps recorded from the kernel itself, run on elements that log their loads and
-  // stores (common/traced.cuh); without a GPU, the model's prediction.
+  // stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the model's prediction.
   if (trace) {
     const auto accesses = device ? record(&ch04::convergent_kernel<Traced<T>>, row0, threads) : predicted;
     sb::show_trace(report, sb::trace_from(sb::steps_of(accesses), row0, threads, ch04::layout(threads), bool(device)));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../03_simple_kernel/thread_slots.hpp"  // ClosedForm
-#include "common/block_events.hpp"
+#include "03_simple_kernel/single_block/block_events.hpp"
 
 namespace ch04 {
 

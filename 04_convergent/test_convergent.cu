@@ -4,7 +4,7 @@
 //    result, and the array the kernel leaves behind, bit for bit the model's;
 //  - rows: every row of a batch bit for bit what the model gives for that row alone;
 //  - the recording: the kernel itself, run on elements that log their loads and stores
-//    (common/traced.cuh), takes the steps the model predicts, line for line and value
+//    (03_simple_kernel/single_block/traced.cuh), takes the steps the model predicts, line for line and value
 //    for value, so the trace and the counts (thread slots, requests, sectors) are the same: for
 //    every n from 1 to 2048 in int, and for the sizes that matter in float and double (the counts
 //    depend on the element size, the values on the type).
@@ -13,10 +13,10 @@
 #include <limits>
 #include <vector>
 
-#include "common/block_testing.hpp"
+#include "03_simple_kernel/single_block/block_testing.hpp"
+#include "03_simple_kernel/single_block/traced.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
-#include "common/traced.cuh"
 #include "convergent.cuh"
 #include "model.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/block_testing.hpp"
+#include "03_simple_kernel/single_block/block_testing.hpp"
 #include "common/input.hpp"
 #include "model.hpp"
 

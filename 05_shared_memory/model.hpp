@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/block_events.hpp"
-#include "common/block_model.hpp"
+#include "03_simple_kernel/single_block/block_events.hpp"
+#include "03_simple_kernel/single_block/block_model.hpp"
 
 namespace ch05 {
 

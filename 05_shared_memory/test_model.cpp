@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/block_testing.hpp"
+#include "03_simple_kernel/single_block/block_testing.hpp"
 #include "common/input.hpp"
 #include "model.hpp"
 

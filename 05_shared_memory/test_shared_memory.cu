@@ -5,7 +5,7 @@
 //  - rows: every row of a batch bit for bit what the model gives for that row alone, and the
 //    input left as it was;
 //  - the recording: the kernel itself, run on elements that log their loads and stores
-//    (common/traced.cuh), shared memory's too, takes the steps the model predicts, line for line
+//    (03_simple_kernel/single_block/traced.cuh), shared memory's too, takes the steps the model predicts, line for line
 //    and value for value, so the trace and the counts (thread slots, requests, sectors) are the
 //    same: for every n from 1 to 2048 in int, and for the sizes that matter in float and double
 //    (the counts depend on the element size, the values on the type).
@@ -14,10 +14,10 @@
 #include <limits>
 #include <vector>
 
-#include "common/block_testing.hpp"
+#include "03_simple_kernel/single_block/block_testing.hpp"
+#include "03_simple_kernel/single_block/traced.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
-#include "common/traced.cuh"
 #include "model.hpp"
 #include "shared_memory.cuh"
 

@@ -9,7 +9,7 @@
 #include "common/input.hpp"
 #include "common/parallel.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "hierarchical.cuh"
 
 using namespace reduction;

@@ -3,6 +3,8 @@
 // the resident blocks that the occupancy calculator gives each factor's kernel.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "coarsening.cuh"
 #include "common/gpu.cuh"
 #include "common/ceilings.cuh"  // index_width_note
+#include "common/cuda_check.cuh"
 #include "common/reference.hpp"
 
 namespace ch07 {
@@ -49,12 +52,31 @@ void describe_factors(std::ostream& out, const std::vector<int>& factors, std::s
            "(column tolerance).\n";
 }
 
+// What limits how many blocks of a kernel a multiprocessor holds at once, this chapter's lesson:
+// the thread limit is one bound; the registers each thread needs (the compiler decides: nvcc
+// -Xptxas -v prints them) and the shared memory of a block are others, and the occupancy
+// calculator weighs them all.
+struct Occupancy {
+  int registers_per_thread = 0;
+  int blocks_per_multiprocessor = 0;
+};
+
+template <typename Kernel>
+Occupancy occupancy_of(Kernel kernel, int block, std::size_t shared_bytes) {
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  Occupancy o;
+  o.registers_per_thread = attributes.numRegs;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_multiprocessor, kernel, block, shared_bytes));
+  return o;
+}
+
 // What the occupancy calculator gives the kernel of one factor: each factor is a kernel of its own
 // (a template argument), so the factor is looked up among those compiled, CoarseFactors.
 template <typename T, int... kFactors>
-reduction::Occupancy occupancy_for(int factor, int block, std::integer_sequence<int, kFactors...>) {
-  reduction::Occupancy found{};
-  ((kFactors == factor ? (found = reduction::occupancy_of(coarsened_kernel<kFactors, T>, block, block * sizeof(T)), 0)
+Occupancy occupancy_for(int factor, int block, std::integer_sequence<int, kFactors...>) {
+  Occupancy found{};
+  ((kFactors == factor ? (found = occupancy_of(coarsened_kernel<kFactors, T>, block, block * sizeof(T)), 0)
                        : 0),
    ...);
   return found;
@@ -64,14 +86,14 @@ reduction::Occupancy occupancy_for(int factor, int block, std::integer_sequence<
 // registers, and past 32 registers a thread, fewer blocks of 256 threads fit. Returns each
 // factor's occupancy, in the order of `factors`.
 template <typename T>
-std::vector<reduction::Occupancy> describe_occupancy(std::ostream& out, const reduction::DeviceInfo& device,
+std::vector<Occupancy> describe_occupancy(std::ostream& out, const reduction::DeviceInfo& device,
                                                      const std::vector<int>& factors, std::size_t n, int block) {
-  std::vector<reduction::Occupancy> occupancy;
+  std::vector<Occupancy> occupancy;
   out << "\ngpu        " << device.sm_count << " multiprocessors of " << device.max_threads_per_sm
       << " threads; what the occupancy calculator fits on each:\n"
       << "  factor F  registers per thread  blocks per multiprocessor  resident blocks  waves of blocks\n";
   for (int f : factors) {
-    const reduction::Occupancy o = occupancy_for<T>(f, block, CoarseFactors{});
+    const Occupancy o = occupancy_for<T>(f, block, CoarseFactors{});
     const int resident = o.blocks_per_multiprocessor * device.sm_count;
     char line[160];
     std::snprintf(line, sizeof line, "  %-8d  %-20d  %-25d  %-15d  %.1f\n", f, o.registers_per_thread,

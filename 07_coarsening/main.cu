@@ -102,7 +102,7 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
   std::vector<int> factors;
   for (const auto& kernel : chosen) factors.push_back(ch07::factor_of(kernel.name));
   ch07::describe_factors<T>(report.text(), factors, n, block);
-  std::vector<Occupancy> occupancy;
+  std::vector<ch07::Occupancy> occupancy;
   if (device) occupancy = ch07::describe_occupancy<T>(report.text(), *device, factors, n, block);
   report.fields().set("block", block);
   if (!device) return report.finish_without_gpu(no_gpu);

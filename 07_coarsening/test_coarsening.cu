@@ -11,7 +11,7 @@
 #include "common/input.hpp"
 #include "common/parallel.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 

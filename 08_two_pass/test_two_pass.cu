@@ -13,7 +13,7 @@
 #include "common/input.hpp"
 #include "common/parallel.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "two_pass.cuh"
 
 using namespace reduction;

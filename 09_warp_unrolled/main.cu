@@ -27,8 +27,8 @@
 #include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
-#include "common/sizes.hpp"
 #include "sizes.cuh"
+#include "read_ceiling.cuh"
 #include "warp_unrolled.cuh"
 
 using namespace reduction;
@@ -96,7 +96,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   // stream from DRAM. An input that fits in L2 is copied until the copies do not, and each run
   // reads the next copy (unless --hot-l2).
   const DeviceBuffer<T> input(data);
-  ceilings.read = measure_read_ceiling(input.data(), bytes, device->l2_bytes, options.warmup, options.reps);
+  ceilings.read = ch09::measure_read_ceiling(input.data(), bytes, device->l2_bytes, options.warmup, options.reps);
   RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;  // block results, cub's temporary storage
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
   cli.add_check([&]() -> std::optional<std::string> {
     if (!sizes_given) return std::nullopt;
     if (!options.input.empty()) return std::string("--sizes makes its own input (one per --type); --input does not apply");
-    const auto parsed = parse_sizes(sizes_text);
+    const auto parsed = ch09::parse_sizes(sizes_text);
     if (!parsed)
       return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
              escaped(sizes_text) + "'";

@@ -20,7 +20,7 @@
 #include "common/input.hpp"
 #include "common/parallel.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "warp_unrolled.cuh"
 
 using namespace reduction;

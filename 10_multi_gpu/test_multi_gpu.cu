@@ -11,7 +11,7 @@
 #include "common/gpu.cuh"
 #include "common/input.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "multi_gpu.cuh"
 
 using namespace reduction;

@@ -10,7 +10,7 @@
 
 #include "common/input.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 #include "sharding.hpp"
 
 using namespace reduction;

@@ -1,6 +1,6 @@
 # The libraries the build uses: each is the system's package where one is installed, else FetchContent
 # downloads it and checks its SHA-256 before using it.
-#   Catch2         the tests: v3, or v2.13 as Debian 12 and Ubuntu 22.04 package it (common/testing.hpp
+#   Catch2         the tests: v3, or v2.13 as Debian 12 and Ubuntu 22.04 package it (common/testing/testing.hpp
 #                  reads REDUCTION_CATCH2_MAJOR); the download is v3
 #   CLI11 2.x      the programs' options (common/options.cpp)
 #   nlohmann_json  the programs' --json output (common/json.hpp)

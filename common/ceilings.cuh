@@ -1,9 +1,7 @@
 // The ceilings a multi-block chapter (06 to 09) measures its kernels against, in the same run, and
 // the rotating copies that make every timed run read from DRAM:
 //  - the copy ceiling: a device-to-device copy (bytes read + written over its time);
-//  - the read ceiling: a plain streaming read, the ceiling of a kernel that only reads (a
-//    reduction reads its input once and writes one value, and DRAM serves reads alone faster than
-//    the mix a copy makes: the best reductions pass 100 % of the copy ceiling);
+//  - the read ceiling, where chapter 09 measured one (09_warp_unrolled/read_ceiling.cuh);
 //  - RotatingInput: an input that fits in L2 is copied until the copies span three times the L2,
 //    so that each run reads a copy that is not in the cache;
 //  - the lines and JSON fields that say so in the report.
@@ -78,96 +76,13 @@ class RotatingInput {
   DeviceBuffer<T> extra_;
 };
 
-// The read ceiling's kernel reads `vectors` 16-byte words. Each thread XORs what it reads into one
-// register and writes it only if it equals one particular value: the store, which the compiler
-// cannot prove dead, keeps every load alive, and in practice nothing is written.
-namespace detail {
-
-template <int kLoadsInFlight>
-__global__ void read_ceiling_kernel(const uint4* __restrict__ data, std::size_t vectors, unsigned int* sink) {
-  const std::size_t step = std::size_t(blockDim.x) * gridDim.x;
-  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  unsigned int bits = 0;
-  for (; i + (kLoadsInFlight - 1) * step < vectors; i += kLoadsInFlight * step) {
-    uint4 v[kLoadsInFlight];
-#pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = data[i + k * step];  // every load issued first
-#pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) bits ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-  }
-  for (; i < vectors; i += step) {
-    const uint4 v = data[i];
-    bits ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (bits == 0x9E3779B9u) *sink = bits;
-}
-
-struct ReadShape {
-  int block, waves;
-};
-
-template <int kLoadsInFlight>
-double time_read_gbps(const uint4* data, std::size_t vectors, ReadShape shape, unsigned int* sink, int warmup,
-                      int reps) {
-  const auto kernel = read_ceiling_kernel<kLoadsInFlight>;
-  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, shape.block, 0));
-  const int grid = std::max(1, per_multiprocessor) * multiprocessors * shape.waves;
-  const TimingStats t = time_gpu(warmup, reps, [&](cudaStream_t stream) {
-    kernel<<<grid, shape.block, 0, stream>>>(data, vectors, sink);
-    CUDA_CHECK_LAUNCH();
-  });
-  return gigabytes_per_second(double(vectors) * sizeof(uint4), t.median_ms);
-}
-
-}  // namespace detail
-
+// A plain streaming read of some bytes (chapter 09 measures it: 09_warp_unrolled/read_ceiling.cuh).
 struct ReadCeiling {
   double gbps = 0;         // the best of the shapes tried
   std::size_t bytes = 0;   // bytes each run read
   std::string shape;      // the shape that gave it: "512 threads x 1 wave, 4 loads in flight"
   bool of_input = false;  // it read the caller's own data (true) or a buffer of its own
 };
-
-// Measures the read ceiling over the `bytes` at `data` (device memory, 16-byte aligned, as
-// cudaMalloc's is) when they span at least eight times the L2 cache, so that every run streams
-// from DRAM: then the ceiling is measured on exactly the bytes the caller's kernels read. A smaller
-// input would be read from L2, so then a buffer of its own, eight times the L2 (at most 2 GiB and
-// half of the free memory), is read instead. A few launch shapes are tried and the best is kept:
-// a ceiling should be the best a plain read does, not one arbitrary configuration.
-inline ReadCeiling measure_read_ceiling(const void* data, std::size_t bytes, std::size_t l2_bytes, int warmup,
-                                        int reps) {
-  ReadCeiling ceiling;
-  DeviceBuffer<uint4> own;
-  const uint4* words = static_cast<const uint4*>(data);
-  std::size_t vectors = bytes / sizeof(uint4);
-  ceiling.of_input = bytes >= 8 * l2_bytes;
-  if (!ceiling.of_input) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t wanted = std::min<std::size_t>(8 * l2_bytes, std::size_t(2) << 30);
-    vectors = std::min(wanted, free_bytes / 2) / sizeof(uint4);
-    if (vectors == 0) return ceiling;
-    own = DeviceBuffer<uint4>(vectors);
-    CUDA_CHECK(cudaMemset(own.data(), 1, vectors * sizeof(uint4)));
-    words = own.data();
-  }
-  if (vectors == 0) return ceiling;
-  ceiling.bytes = vectors * sizeof(uint4);
-  DeviceBuffer<unsigned int> sink(1);
-  constexpr detail::ReadShape kShapes[] = {{256, 1}, {512, 1}, {1024, 2}};
-  for (const auto shape : kShapes) {
-    const double gbps = detail::time_read_gbps<4>(words, vectors, shape, sink.data(), warmup, reps);
-    if (gbps > ceiling.gbps) {
-      ceiling.gbps = gbps;
-      ceiling.shape = std::to_string(shape.block) + " threads x " + std::to_string(shape.waves) +
-                      (shape.waves == 1 ? " wave" : " waves") + ", 4 loads of 16 bytes in flight";
-    }
-  }
-  return ceiling;
-}
 
 // The ceilings a run is compared with, measured in the same process: a device-to-device copy
 // (bytes read + written over time), and for chapters that ask, a plain streaming read.

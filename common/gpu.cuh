@@ -1,5 +1,5 @@
 // The GPU side of the toolkit: finding a usable GPU (and naming it in the report), its facts,
-// device memory, the event timer, occupancy, and the copy that later chapters measure a ceiling with.
+// device memory, the event timer, and the copy that later chapters measure a ceiling with.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -119,24 +119,6 @@ class DeviceScratch {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
-
-// What limits how many blocks of a kernel a multiprocessor holds at once. The thread limit is one
-// bound; the registers each thread needs (the compiler decides: nvcc -Xptxas -v prints them) and
-// the shared memory of a block are others, and the occupancy calculator weighs them all.
-struct Occupancy {
-  int registers_per_thread = 0;
-  int blocks_per_multiprocessor = 0;
-};
-
-template <typename Kernel>
-Occupancy occupancy_of(Kernel kernel, int block, std::size_t shared_bytes) {
-  cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  Occupancy o;
-  o.registers_per_thread = attributes.numRegs;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_multiprocessor, kernel, block, shared_bytes));
-  return o;
-}
 
 // Owns a CUDA event, so that a launch that throws between creating and destroying it leaks nothing.
 class Event {

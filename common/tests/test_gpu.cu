@@ -1,7 +1,7 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/input.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 

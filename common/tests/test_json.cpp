@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 

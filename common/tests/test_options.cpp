@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/options.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 

@@ -14,7 +14,7 @@
 
 #include "common/input.hpp"
 #include "common/reference.hpp"
-#include "common/testing.hpp"
+#include "common/testing/testing.hpp"
 
 using namespace reduction;
 using reduction::testing::describe;

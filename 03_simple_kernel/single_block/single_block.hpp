@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "errors.hpp"
-#include "escape.hpp"
-#include "options.hpp"
-#include "parallel.hpp"
-#include "reference.hpp"
-#include "report.hpp"
+#include "common/errors.hpp"
+#include "common/escape.hpp"
+#include "common/options.hpp"
+#include "common/parallel.hpp"
+#include "common/reference.hpp"
+#include "common/report.hpp"
 
 namespace reduction::single_block {
 

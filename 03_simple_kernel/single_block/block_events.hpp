@@ -3,7 +3,7 @@
 //
 // Two sources give the same list of accesses, one load or store of one element at a time:
 //  - the kernel itself, run on the GPU on elements that log every load and store they take part
-//    in (common/traced.cuh): the recording;
+//    in (03_simple_kernel/single_block/traced.cuh): the recording;
 //  - a chapter's model (its model.hpp), which walks the kernel's steps thread by thread on the CPU
 //    with arithmetic of its own, through PredictedBlock below: the prediction.
 // steps_of() turns either list into the steps of the tree; the trace (block_trace.hpp) and the
@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ops.hpp"
+#include "common/ops.hpp"
 
 namespace reduction::single_block {
 

@@ -14,7 +14,7 @@
 #include <random>
 #include <string>
 
-#include "reference.hpp"
+#include "common/reference.hpp"
 
 namespace reduction::testing {
 

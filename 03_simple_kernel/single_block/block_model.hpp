@@ -1,5 +1,5 @@
 // The execution-resource and memory counts of a single-block reduction (chapters 03 to 05),
-// computed from the steps its threads took (common/block_events.hpp: recorded from the kernel, or
+// computed from the steps its threads took (03_simple_kernel/single_block/block_events.hpp: recorded from the kernel, or
 // predicted by the chapter's model), and how the programs print them.
 //
 // count() goes through each step warp by warp and counts:
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "block_events.hpp"
-#include "json.hpp"
+#include "common/json.hpp"
 #include "single_block.hpp"
 
 namespace reduction::single_block {

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda_check.cuh"
-#include "gpu.cuh"
-#include "ops.hpp"
+#include "common/cuda_check.cuh"
+#include "common/gpu.cuh"
+#include "common/ops.hpp"
 
 namespace reduction {
 

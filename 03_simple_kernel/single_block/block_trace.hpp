@@ -1,5 +1,5 @@
 // The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn
-// from the steps its threads took (common/block_events.hpp): recorded from the kernel on the GPU
+// from the steps its threads took (03_simple_kernel/single_block/block_events.hpp): recorded from the kernel on the GPU
 // when there is one, else the chapter model's prediction, and labelled as such.
 #pragma once
 
@@ -15,9 +15,9 @@
 
 #include "block_events.hpp"
 #include "block_model.hpp"
-#include "json.hpp"
-#include "report.hpp"
-#include "types.hpp"
+#include "common/json.hpp"
+#include "common/report.hpp"
+#include "common/types.hpp"
 
 namespace reduction::single_block {
 

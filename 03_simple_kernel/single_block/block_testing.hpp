@@ -14,7 +14,7 @@
 #include "block_model.hpp"
 #include "block_trace.hpp"
 #include "single_block.hpp"
-#include "testing.hpp"
+#include "common/testing/testing.hpp"
 
 namespace reduction::single_block::testing {
 
