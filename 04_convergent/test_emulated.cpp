@@ -11,7 +11,8 @@ using reduction::emulator::Checked;
 TEMPLATE_TEST_CASE("chapter 04's kernel on the CPU emulator: every size, every schedule", "[chapter04][emulator]",
                    std::int32_t, float, double) {
   const auto seed = reduction::testing::fresh_seed();
-  for (std::size_t n : emu::kSizes) emu::check_solution<TestType>("chapter 04", &ch04::convergent_kernel<Checked<TestType>>, n, 1, seed + n);
+  for (std::size_t n : emu::kSizes)  // the first size that fails is enough to show
+    if (!emu::check_solution<TestType>("chapter 04", &ch04::convergent_kernel<Checked<TestType>>, n, 1, seed + n)) break;
   // Several rows, one block each: each block must keep to its own row.
   emu::check_solution<TestType>("chapter 04", &ch04::convergent_kernel<Checked<TestType>>, 33, 5, seed);
 }
