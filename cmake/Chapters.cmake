@@ -149,7 +149,7 @@ function(add_single_block_chapter gpu_tests result_array)
   add_reduction_chapter(
     PROGRAM main.cu
     GPU
-    CPU_TESTS test_model.cpp
+    CPU_TESTS test_model.cpp test_emulated.cpp  # test_emulated.cpp: the kernel on the CPU emulator
     GPU_TESTS ${gpu_tests}
     SMOKE_ARGS --n 1000
     # This chapter's limits: the sizes one block cannot take, a trace too large to draw, and rows.

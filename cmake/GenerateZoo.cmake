@@ -20,7 +20,8 @@
 # `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
 # pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
 # that must catch the bug (the tests check each one): `emulator` (the CPU emulator,
-# common/emulator.hpp), `delayed_warps` (the GPU test that holds back some warps' stores).
+# common/testing/emulator.hpp; `emulator:race` or `emulator:race,wrong_value` also names the
+# findings it must report), `delayed_warps` (the GPU test that holds back some warps' stores).
 #
 # For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed
 # to <namespace>_<bug>, so that every bug of a chapter can be compiled into one program beside the
@@ -107,8 +108,11 @@ while(NOT rest STREQUAL "")
   elseif(key STREQUAL "caught")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
-      if(NOT detector MATCHES "^(emulator|delayed_warps)$")
-        _zoo_error(${number} "unknown detector ${detector} (emulator, delayed_warps)")
+      set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value)")
+      if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|delayed_warps)$")
+        _zoo_error(${number} "unknown detector ${detector} (emulator, emulator:<finding>[,<finding>...], "
+                   "delayed_warps; the findings: race, out_of_bounds, uninitialized_read, divergent_barrier, "
+                   "result_not_written, wrong_value)")
       endif()
     endforeach()
     set(_caught_${bug} "${value}")

@@ -4,7 +4,9 @@
 #
 # reduction_add_zoo(<kernel header>): in a chapter folder with a zoo.txt (a handout has none),
 # the generated headers and the GPU test <chapter>.zoo_delayed_warps (test_zoo.cu), which holds
-# some warps back and checks that every bug the zoo gives to that detector fails in every run.
+# some warps back and checks that every bug the zoo gives to that detector fails in every run; and
+# the CPU test <chapter>.zoo_emulated (test_zoo_emulated.cpp), which checks that the CPU emulator
+# (common/testing/emulator.hpp) catches every bug the zoo gives to it.
 function(reduction_add_zoo header)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
@@ -30,4 +32,14 @@ function(reduction_add_zoo header)
   add_dependencies(${target} ${chapter}_zoo)
   add_test(NAME ${chapter}.zoo_delayed_warps COMMAND ${target})
   set_tests_properties(${chapter}.zoo_delayed_warps PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77)
+
+  set(cpu_target ${chapter}_zoo_cpu_tests)
+  add_executable(${cpu_target} test_zoo_emulated.cpp)
+  target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu)
+  reduction_use_kernel_headers(${cpu_target})
+  target_include_directories(${cpu_target} PRIVATE ${out_dir})
+  add_dependencies(${cpu_target} ${chapter}_zoo)
+  add_test(NAME ${chapter}.zoo_emulated COMMAND ${cpu_target})
+  set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo")
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${cpu_target})  # built by cpu_tests (asan)
 endfunction()

@@ -1,0 +1,38 @@
+// CPU test of chapter 03's bug zoo (zoo.txt, made by cmake/GenerateZoo.cmake): every bug whose
+// `caught:` line names the emulator is caught by the CPU emulator (common/testing/emulator.hpp),
+// with the finding zoo.txt names (emulator:<finding>), and the solution has no finding. Run with
+// -s, or ctest -V, to see what each bug's findings say. At n = 1000: not a power of two, so the
+// guards matter, and 16 warps.
+#include <string>
+#include <vector>
+
+#include "common/testing/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "simple_kernel.cuh"
+#include "zoo_list.hpp"
+
+namespace emu = reduction::emulator::testing;
+using reduction::emulator::Checked;
+using Kernel = void (*)(Checked<std::int32_t>*, std::size_t, Checked<std::int32_t>*);
+
+struct Bug {
+  const char* name;
+  std::string detectors;
+  Kernel kernel;
+};
+
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &ns::simple_kernel<Checked<std::int32_t>>},
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
+#undef REDUCTION_ZOO_BUG
+
+TEST_CASE("chapter 03's zoo on the CPU emulator: every bug it should catch is caught", "[chapter03][zoo][emulator]") {
+  const auto seed = reduction::testing::fresh_seed();
+  constexpr std::size_t n = 1000;
+  emu::check_solution<std::int32_t>("chapter 03", &ch03::simple_kernel<Checked<std::int32_t>>, n, 1, seed);
+  int caught = 0;
+  for (const Bug& bug : kBugs) {
+    if (!emu::names_emulator(bug.detectors)) continue;
+    emu::check_bug_caught<std::int32_t>("chapter 03", bug.name, bug.detectors, bug.kernel, n, seed);
+    ++caught;
+  }
+  CHECK(caught > 0);  // a zoo that gives the emulator nothing to catch tests nothing
+}

@@ -1,0 +1,18 @@
+// CPU tests of chapter 04's kernel itself, for a student without a GPU: the kernel's own source
+// runs on the CPU emulator (common/testing/emulator.hpp), one fiber per thread, in several thread
+// orders, and must give every row's sum with no race, no access out of bounds and no barrier that
+// some thread misses. A missing barrier fails here every time, not once in a while.
+#include "common/testing/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
+#include "convergent.cuh"
+
+namespace emu = reduction::emulator::testing;
+using reduction::emulator::Checked;
+
+TEMPLATE_TEST_CASE("chapter 04's kernel on the CPU emulator: every size, every schedule", "[chapter04][emulator]",
+                   std::int32_t, float, double) {
+  const auto seed = reduction::testing::fresh_seed();
+  for (std::size_t n : emu::kSizes)  // the first size that fails is enough to show
+    if (!emu::check_solution<TestType>("chapter 04", &ch04::convergent_kernel<Checked<TestType>>, n, 1, seed + n)) break;
+  // Several rows, one block each: each block must keep to its own row.
+  emu::check_solution<TestType>("chapter 04", &ch04::convergent_kernel<Checked<TestType>>, 33, 5, seed);
+}

@@ -1,0 +1,462 @@
+// The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
+#include "common/testing/emulator.hpp"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+// AddressSanitizer must be told when the stack changes under it, or it takes a fiber's stack for
+// an overflow of another's (google/sanitizers wiki, "AddressSanitizerManualPoisoning" and
+// <sanitizer/common_interface_defs.h>).
+#if defined(__SANITIZE_ADDRESS__)
+#define REDUCTION_EMULATOR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REDUCTION_EMULATOR_ASAN 1
+#endif
+#endif
+// ASan still prints one warning per process that it "doesn't fully support makecontext/swapcontext":
+// with these annotations the emulator's tests run clean under the asan preset.
+#if defined(REDUCTION_EMULATOR_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+// The program's image, from its first byte to the end of its static data (GNU ld defines both):
+// under the shim a __shared__ array is a static variable, so it lies in there.
+extern "C" char __executable_start[], _end[];
+
+namespace reduction::emulator {
+
+const char* kind_name(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kRace: return "race";
+    case FindingKind::kOutOfBounds: return "out_of_bounds";
+    case FindingKind::kUninitializedRead: return "uninitialized_read";
+    case FindingKind::kDivergentBarrier: return "divergent_barrier";
+    case FindingKind::kResultNotWritten: return "result_not_written";
+    case FindingKind::kWrongValue: return "wrong_value";
+  }
+  return "?";
+}
+
+const char* schedule_name(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::kInOrder: return "in order";
+    case Schedule::kReversed: return "reversed";
+    case Schedule::kFirstWarpLast: return "warp 0 late";
+    case Schedule::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
+namespace detail {
+
+bool running = false;
+Dim3 thread_idx, block_idx, block_dim, grid_dim;
+
+namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr std::size_t kStackBytes = 64 * 1024;  // the kernels' frames take a few hundred bytes
+
+// Switching stacks, told to AddressSanitizer when it watches. `fake_stack` null: the stack being
+// left is never resumed.
+void start_switch([[maybe_unused]] void** fake_stack, [[maybe_unused]] const void* bottom,
+                  [[maybe_unused]] std::size_t size) {
+#if defined(REDUCTION_EMULATOR_ASAN)
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+#endif
+}
+void finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] const void** old_bottom,
+                   [[maybe_unused]] std::size_t* old_size) {
+#if defined(REDUCTION_EMULATOR_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, old_bottom, old_size);
+#endif
+}
+
+struct Fiber {
+  ucontext_t context;
+  char* stack = nullptr;
+  bool started = false, returned = false, waiting = false;
+  const char* barrier_file = nullptr;  // where it waits
+  int barrier_line = 0;
+};
+
+// Who touched an element in the current step: its writer and up to two distinct readers (two are
+// enough to know whether a thread other than any given one has read it).
+struct Touches {
+  std::uint64_t step = ~std::uint64_t(0);  // the step (numbered over the whole run) these are of
+  int writer = -1, reader = -1, other_reader = -1;
+};
+
+// A finding as it happened, put in words at the end of the run.
+struct Event {
+  int thread = -1, other = -1;  // other: the second thread of a race
+  bool write = false, other_wrote = false;
+  unsigned block = 0, step = 0;
+  std::uintptr_t address = 0;
+  std::string text;  // for barriers: already in words
+};
+
+class Machine {
+ public:
+  Machine(unsigned threads, unsigned blocks, Schedule schedule, const std::vector<Buffer>& buffers,
+          std::size_t result_buffer, const std::function<void(void*)>& poison)
+      : threads_(threads), blocks_(blocks), schedule_(schedule), buffers_(buffers), result_buffer_(result_buffer),
+        poison_(poison), fibers_(threads) {
+    const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+    slot_bytes_ = page + kStackBytes;  // each stack sits above a page that faults: an overflow stops loudly
+    region_bytes_ = slot_bytes_ * threads;
+    void* region = mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) throw std::bad_alloc();
+    region_ = static_cast<char*>(region);
+    for (unsigned t = 0; t < threads; ++t) {
+      mprotect(region_ + t * slot_bytes_, page, PROT_NONE);
+      fibers_[t].stack = region_ + t * slot_bytes_ + page;
+    }
+    outcome_.result_written.assign(buffers_[result_buffer_].count, false);
+  }
+  ~Machine() {
+#if defined(REDUCTION_EMULATOR_ASAN)
+    // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the
+    // memory may come back from the next mmap.
+    ASAN_UNPOISON_MEMORY_REGION(region_, region_bytes_);
+#endif
+    munmap(region_, region_bytes_);
+  }
+
+  RunOutcome run(const std::function<void()>& kernel) {
+    kernel_ = &kernel;
+    block_dim = {threads_, 1, 1};
+    grid_dim = {blocks_, 1, 1};
+    outcome_.finished = true;
+    for (unsigned b = 0; b < blocks_ && outcome_.finished; ++b) run_block(b);
+    report();
+    return outcome_;
+  }
+
+  void access(bool write, const void* where);
+  void sync_threads(const char* file, int line);
+
+ private:
+  void run_block(unsigned b);
+  void resume(unsigned t);
+  void yield();
+  static void fiber_main();
+  std::vector<unsigned> order() const;
+  void record(FindingKind kind, const Event& event);
+  std::string where(std::uintptr_t address, unsigned block) const;
+  void report();
+
+  unsigned threads_, blocks_;
+  Schedule schedule_;
+  const std::vector<Buffer>& buffers_;
+  std::size_t result_buffer_;
+  const std::function<void(void*)>& poison_;
+  const std::function<void()>* kernel_ = nullptr;
+  std::vector<Fiber> fibers_;
+  char* region_ = nullptr;
+  std::size_t slot_bytes_ = 0, region_bytes_ = 0;
+
+  ucontext_t scheduler_;
+  const void* scheduler_stack_ = nullptr;  // the scheduler's stack, as ASan reports it to a fiber
+  std::size_t scheduler_stack_size_ = 0;
+  int current_ = -1;  // the thread running, -1 in the scheduler
+  unsigned block_ = 0, step_ = 0;
+  std::uint64_t run_step_ = 0;  // the step counted over every block of the run
+  std::unordered_map<std::uintptr_t, Touches> touches_;
+  std::unordered_set<std::uintptr_t> shared_written_;  // in the current block
+  std::uintptr_t lowest_shared_ = ~std::uintptr_t(0);
+  std::vector<std::pair<FindingKind, Event>> first_;  // the first event of each kind
+  std::vector<std::size_t> counts_ = std::vector<std::size_t>(6, 0);
+  RunOutcome outcome_;
+};
+
+Machine* machine = nullptr;  // the one running
+
+// The threads' order in one step, for the schedules that run each thread to its barrier.
+std::vector<unsigned> Machine::order() const {
+  std::vector<unsigned> ids;
+  for (unsigned t = 0; t < threads_; ++t) ids.push_back(t);
+  if (schedule_ == Schedule::kReversed) std::reverse(ids.begin(), ids.end());
+  if (schedule_ == Schedule::kFirstWarpLast)
+    std::rotate(ids.begin(), ids.begin() + std::min<std::size_t>(kWarpSize, ids.size()), ids.end());
+  return ids;
+}
+
+void Machine::fiber_main() {
+  Machine& m = *machine;
+  // The first switch into this fiber: ASan tells where the scheduler's stack is.
+  finish_switch(nullptr, &m.scheduler_stack_, &m.scheduler_stack_size_);
+  (*m.kernel_)();
+  Fiber& self = m.fibers_[unsigned(m.current_)];
+  self.returned = true;
+  start_switch(nullptr, m.scheduler_stack_, m.scheduler_stack_size_);  // never resumed
+  swapcontext(&self.context, &m.scheduler_);
+}
+
+void Machine::resume(unsigned t) {
+  Fiber& fiber = fibers_[t];
+  current_ = int(t);
+  thread_idx = {t, 0, 0};
+  if (!fiber.started) {
+    fiber.started = true;
+    getcontext(&fiber.context);
+    fiber.context.uc_stack.ss_sp = fiber.stack;
+    fiber.context.uc_stack.ss_size = kStackBytes;
+    fiber.context.uc_link = nullptr;
+    makecontext(&fiber.context, &Machine::fiber_main, 0);
+  }
+  void* fake_stack = nullptr;
+  start_switch(&fake_stack, fiber.stack, kStackBytes);
+  swapcontext(&scheduler_, &fiber.context);
+  finish_switch(fake_stack, nullptr, nullptr);
+  current_ = -1;
+}
+
+void Machine::yield() {
+  Fiber& self = fibers_[unsigned(current_)];
+  const int me = current_;
+  void* fake_stack = nullptr;
+  start_switch(&fake_stack, scheduler_stack_, scheduler_stack_size_);
+  swapcontext(&self.context, &scheduler_);
+  finish_switch(fake_stack, nullptr, nullptr);
+  current_ = me;
+  thread_idx = {unsigned(me), 0, 0};
+}
+
+void Machine::sync_threads(const char* file, int line) {
+  Fiber& self = fibers_[unsigned(current_)];
+  self.waiting = true;
+  self.barrier_file = file;
+  self.barrier_line = line;
+  yield();
+}
+
+// Which threads wait where, in words: "threads 0, 2, 4 and 253 more".
+std::string some_threads(const std::vector<unsigned>& ids) {
+  std::string text = ids.size() == 1 ? "thread " : "threads ";
+  for (std::size_t i = 0; i < ids.size() && i < 4; ++i) text += (i ? ", " : "") + std::to_string(ids[i]);
+  if (ids.size() > 4) text += " and " + std::to_string(ids.size() - 4) + " more";
+  return text;
+}
+
+std::string base_name(const char* path) {
+  const std::string p = path;
+  const std::size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+void Machine::run_block(unsigned b) {
+  block_ = b;
+  block_idx = {b, 0, 0};
+  ++run_step_;  // a block's first step is not its predecessor's last: the blocks run one after another
+  shared_written_.clear();
+  for (Fiber& f : fibers_) f.started = f.returned = f.waiting = false;
+  for (step_ = 0;; ++step_, ++run_step_) {
+    if (schedule_ == Schedule::kInterleaved) {
+      // Round robin: each thread runs up to its next load or store (access() yields), until every
+      // one waits at a barrier or has returned.
+      for (bool progress = true; progress;) {
+        progress = false;
+        for (unsigned t = 0; t < threads_; ++t)
+          if (!fibers_[t].returned && !fibers_[t].waiting) {
+            resume(t);
+            progress = true;
+          }
+      }
+    } else {
+      for (unsigned t : order())
+        if (!fibers_[t].returned) resume(t);
+    }
+    // Every thread waits at a barrier or has returned.
+    std::vector<unsigned> returned;
+    std::vector<std::pair<std::pair<const char*, int>, std::vector<unsigned>>> sites;  // each barrier's waiters
+    for (unsigned t = 0; t < threads_; ++t) {
+      const Fiber& f = fibers_[t];
+      if (f.returned) {
+        returned.push_back(t);
+        continue;
+      }
+      const auto site = std::make_pair(f.barrier_file, f.barrier_line);
+      auto it = std::find_if(sites.begin(), sites.end(), [&](const auto& s) {
+        return s.first.second == site.second && std::strcmp(s.first.first, site.first) == 0;
+      });
+      if (it == sites.end()) sites.push_back({site, {t}});
+      else it->second.push_back(t);
+    }
+    if (sites.empty()) return;  // the block has finished
+    if (sites.size() == 1 && returned.empty()) {  // every thread at the same barrier: it opens
+      for (Fiber& f : fibers_) f.waiting = false;
+      continue;
+    }
+    std::string text = "a __syncthreads() that not every thread reaches, in block " + std::to_string(b) + " after " +
+                       std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ");
+    for (std::size_t i = 0; i < sites.size(); ++i)
+      text += (i ? "; " : "") + some_threads(sites[i].second) + " wait at " + base_name(sites[i].first.first) + ":" +
+              std::to_string(sites[i].first.second);
+    if (!returned.empty()) text += "; " + some_threads(returned) + " have returned and never will";
+    text += ". Every thread of the block must reach every barrier (the run stops here)";
+    Event event;
+    event.text = text;
+    record(FindingKind::kDivergentBarrier, event);
+    outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
+    return;
+  }
+}
+
+void Machine::record(FindingKind kind, const Event& event) {
+  if (counts_[std::size_t(kind)]++ == 0) first_.push_back({kind, event});
+}
+
+void Machine::access(bool write, const void* where_ptr) {
+  if (current_ < 0) return;  // the scheduler's own copies
+  const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
+  const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
+  if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
+  if (schedule_ == Schedule::kInterleaved) yield();                  // let the next thread in first
+  const int t = current_;
+  Event event;
+  event.thread = t;
+  event.write = write;
+  event.block = block_;
+  event.step = step_;
+  event.address = address;
+
+  // Global memory: inside a buffer, inside its guards (out of bounds), or in another block's row.
+  bool shared = true;
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const Buffer& buffer = buffers_[i];
+    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
+    const std::uintptr_t low = begin - buffer.guard * buffer.element_size,
+                         high = begin + (buffer.count + buffer.guard) * buffer.element_size;
+    if (address < low || address >= high) continue;
+    shared = false;
+    const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size);
+    const auto row_begin = std::intptr_t(block_ * buffer.row_length);
+    if (index < row_begin || index >= row_begin + std::intptr_t(buffer.row_length)) {
+      record(FindingKind::kOutOfBounds, event);
+      return;  // an element outside the row is not checked further
+    }
+    if (write && i == result_buffer_) outcome_.result_written[std::size_t(index)] = true;
+  }
+  if (shared && (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
+                 address >= reinterpret_cast<std::uintptr_t>(_end))) {
+    record(FindingKind::kOutOfBounds, event);  // neither a buffer, nor its guards, nor shared memory
+    return;
+  }
+  if (shared) {
+    lowest_shared_ = std::min(lowest_shared_, address);
+    if (write) {
+      shared_written_.insert(address);
+    } else if (!shared_written_.count(address)) {
+      record(FindingKind::kUninitializedRead, event);
+      poison_(const_cast<void*>(where_ptr));  // what a GPU leaves there is anything: here, poison
+    }
+  }
+
+  // The race check: in one step, one thread's write and another's read or write of an element.
+  Touches& touches = touches_[address];
+  if (touches.step != run_step_) touches = Touches{run_step_};
+  const int other_reader = touches.reader != t ? touches.reader : touches.other_reader;
+  int other = -1;
+  bool other_wrote = false;
+  if (touches.writer >= 0 && touches.writer != t) {
+    other = touches.writer;
+    other_wrote = true;
+  } else if (write && other_reader >= 0) {
+    other = other_reader;
+  }
+  if (other >= 0) {
+    event.other = other;
+    event.other_wrote = other_wrote;
+    record(FindingKind::kRace, event);
+  }
+  if (write) {
+    touches.writer = t;
+  } else if (touches.reader < 0) {
+    touches.reader = t;
+  } else if (touches.reader != t && touches.other_reader < 0) {
+    touches.other_reader = t;
+  }
+}
+
+// An element, as the kernel names it: data[i] counted from the start of the block's own row.
+std::string Machine::where(std::uintptr_t address, unsigned block) const {
+  for (const Buffer& buffer : buffers_) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
+    if (address < begin - buffer.guard * buffer.element_size ||
+        address >= begin + (buffer.count + buffer.guard) * buffer.element_size)
+      continue;
+    const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size) -
+                       std::intptr_t(block * buffer.row_length);
+    std::string text = std::string(buffer.name) + "[" + std::to_string(index) + "]";
+    if (index < 0 || index >= std::intptr_t(buffer.row_length))
+      text += ", outside the block's " + std::to_string(buffer.row_length) + (buffer.row_length == 1 ? " element" : " elements") +
+              " (" + std::string(buffer.name) + "[0, " + std::to_string(buffer.row_length) + "))";
+    return text;
+  }
+  if (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
+      address >= reinterpret_cast<std::uintptr_t>(_end))
+    return "an address in no buffer and not in shared memory";
+  return "shared element " + std::to_string((address - lowest_shared_) / buffers_[0].element_size) +
+         " (counted from the lowest shared element touched)";
+}
+
+void Machine::report() {
+  for (const auto& [kind, e] : first_) {
+    std::string text;
+    const std::string who = "block " + std::to_string(e.block) + ", " +
+                            (e.step == 0 ? std::string("before the first barrier")
+                                         : "after barrier " + std::to_string(e.step)) +
+                            ": thread " + std::to_string(e.thread);
+    switch (kind) {
+      case FindingKind::kRace:
+        text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block) + ", which thread " +
+               std::to_string(e.other) + (e.other_wrote ? " writes" : " reads") +
+               " in the same step: no barrier orders the two";
+        break;
+      case FindingKind::kOutOfBounds:
+        text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block);
+        break;
+      case FindingKind::kUninitializedRead:
+        text = who + " reads " + where(e.address, e.block) + " before any thread of the block has written it";
+        break;
+      default:
+        text = e.text;
+    }
+    const std::size_t count = counts_[std::size_t(kind)];
+    if (count > 1) text += " (" + std::to_string(count) + " such accesses in this run)";
+    outcome_.findings.push_back({kind, schedule_name(schedule_), text});
+  }
+}
+
+}  // namespace
+
+void access(bool write, const void* where) { machine->access(write, where); }
+void sync_threads(const char* file, int line) {
+  if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
+  machine->sync_threads(file, line);
+}
+
+RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
+                      const std::vector<Buffer>& buffers, std::size_t result_buffer,
+                      const std::function<void(void*)>& poison) {
+  Machine m(threads, blocks, schedule, buffers, result_buffer, poison);
+  machine = &m;
+  running = true;
+  RunOutcome outcome = m.run(kernel);
+  running = false;
+  machine = nullptr;
+  return outcome;
+}
+
+}  // namespace detail
+}  // namespace reduction::emulator

@@ -1,0 +1,81 @@
+// The Catch2 checks that chapters 03 to 05 make with the CPU emulator (emulator.hpp): their
+// solution on every size class, and their bug zoo. Included, like emulator.hpp, after every other
+// header and before the kernel headers.
+#pragma once
+
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/input.hpp"
+#include "03_simple_kernel/single_block/single_block.hpp"
+#include "common/testing/testing.hpp"
+#include "common/testing/emulator.hpp"
+
+namespace reduction::emulator::testing {
+
+// The sizes every solution is checked at: one element, the smallest blocks, a warp and either side
+// of it, and either side of the largest block, powers of two and not.
+inline const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 32, 33, 1000, 1024, 2047, 2048};
+
+// `kernel` (the chapter's kernel for Checked<V>) on `rows` fresh rows of n elements in a block of
+// threads_for(n) threads: the right sum in every row and every schedule, and no finding. Returns
+// whether it was right, so that a caller can stop at the first size that fails (an unwritten
+// exercise would otherwise fail every size the same way).
+template <typename V, typename Kernel>
+bool check_solution(const char* chapter, Kernel kernel, std::size_t n, std::size_t rows, std::uint64_t seed) {
+  const auto input = generate_input<V>(n * rows, seed);
+  const auto run = emulate(kernel, input, single_block::threads_for(n), rows);
+  INFO(chapter << "'s kernel, checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n
+               << ", rows = " << rows << ", seed " << seed << "\n" << run.describe());
+  CHECK(run.schedules.size() == std::size(kSchedules));
+  CHECK(run.findings.empty());
+  return run.findings.empty();
+}
+
+// The kinds of finding that a zoo.txt `caught:` line asks of the emulator: "emulator:race" gives
+// {"race"}, "emulator:race,wrong_value" both; "emulator" alone, any finding (empty list).
+inline std::vector<std::string> expected_kinds(const std::string& detectors) {
+  std::istringstream words(detectors);
+  std::vector<std::string> kinds;
+  for (std::string word; words >> word;) {
+    if (word.rfind("emulator:", 0) != 0) continue;
+    std::istringstream list(word.substr(9));
+    for (std::string kind; std::getline(list, kind, ',');) kinds.push_back(kind);
+  }
+  return kinds;
+}
+
+inline bool names_emulator(const std::string& detectors) {
+  std::istringstream words(detectors);
+  for (std::string word; words >> word;)
+    if (word == "emulator" || word.rfind("emulator:", 0) == 0) return true;
+  return false;
+}
+
+// One bug of the zoo, caught on the CPU: on two rows of n elements it has findings, among them each kind its
+// `caught:` line names; what it found is printed, for the instructor.
+template <typename V, typename Kernel>
+void check_bug_caught(const char* chapter, const char* bug, const std::string& detectors, Kernel kernel,
+                      std::size_t n, std::uint64_t seed) {
+  // Two rows: a read past the end of row 0 lands in row 1, which must be caught all the same.
+  const auto input = generate_input<V>(2 * n, seed);
+  const auto run = emulate(kernel, input, single_block::threads_for(n), 2);
+  INFO(chapter << "'s bug " << bug << " (caught: " << detectors << "), on the CPU emulator: n = " << n
+               << ", 2 rows, seed "
+               << seed << "\n" << run.describe());
+  CHECK_FALSE(run.findings.empty());
+  for (const std::string& kind : expected_kinds(detectors)) {
+    bool found = false;
+    for (const Finding& f : run.findings) found = found || kind == kind_name(f.kind);
+    INFO("the finding zoo.txt names: " << kind);
+    CHECK(found);
+  }
+  std::cout << chapter << " zoo, " << bug << " at n = " << n << ", 2 rows:\n";
+  for (const Finding& f : run.findings)
+    std::cout << "  " << kind_name(f.kind) << " (schedule " << f.schedule << "): " << f.message << "\n";
+}
+
+}  // namespace reduction::emulator::testing

@@ -1,0 +1,121 @@
+// Tests of the CPU emulator itself (common/testing/emulator.hpp) on small kernels written here,
+// each with one defect, for the findings that the chapters' bug zoos do not all produce: each
+// kernel must give its finding, and only the kernel without a defect none.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/testing/testing.hpp"
+#include "common/testing/emulator.hpp"  // last: it ends with the CUDA shim
+
+using reduction::emulator::Checked;
+using reduction::emulator::FindingKind;
+using reduction::emulator::emulate;
+using Element = Checked<int>;
+
+namespace kernels {
+
+// Right: every thread copies its element to shared memory, thread 0 adds them up after a barrier.
+__device__ void serial_sum_body(Element* data, std::size_t n, Element* result) {
+  __shared__ Element partial[64];
+  data += blockIdx.x * n;
+  partial[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    Element sum(0);
+    for (unsigned i = 0; i < blockDim.x; ++i) sum = reduction::Sum{}(sum, partial[i]);
+    result[blockIdx.x] = sum;
+  }
+}
+__global__ void serial_sum(Element* data, std::size_t n, Element* result) { serial_sum_body(data, n, result); }
+
+// The sum is computed and never stored.
+__global__ void no_store(Element* data, std::size_t n, Element* result) {
+  Element sum(0);
+  for (std::size_t i = 0; i < n; ++i) sum = reduction::Sum{}(sum, data[blockIdx.x * n + i]);
+  (void)result;
+}
+
+// Two barriers, one in each branch: the two halves of the block wait at different ones.
+__global__ void two_barriers(Element* data, std::size_t n, Element* result) {
+  if (threadIdx.x < 16) {
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+  serial_sum_body(data, n, result);
+}
+
+// Every thread stores to the same shared element in one step.
+__global__ void all_write_one(Element* data, std::size_t n, Element* result) {
+  __shared__ Element partial[1];
+  partial[0] = data[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) result[blockIdx.x] = partial[0];
+}
+
+// Thread 0 reads a shared element that no thread writes.
+__global__ void reads_unwritten(Element* data, std::size_t n, Element* result) {
+  __shared__ Element partial[64];
+  data += blockIdx.x * n;
+  if (threadIdx.x > 0) partial[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) result[blockIdx.x] = partial[0];
+}
+
+// Every block stores to result[0]: block 1 writes outside its own row of the result.
+__global__ void wrong_row(Element* data, std::size_t n, Element* result) {
+  serial_sum_body(data, n, result);
+  if (threadIdx.x == 0 && blockIdx.x == 1) result[0] = data[n];
+}
+
+}  // namespace kernels
+
+// The kinds of finding of a run, each once.
+std::vector<FindingKind> kinds(const reduction::emulator::EmulatedRun<int>& run) {
+  std::vector<FindingKind> out;
+  for (const auto& f : run.findings)
+    if (std::find(out.begin(), out.end(), f.kind) == out.end()) out.push_back(f.kind);
+  return out;
+}
+
+TEST_CASE("the emulator: a right kernel has no finding, in every schedule", "[emulator]") {
+  const std::vector<int> input = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                                  23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40};
+  const auto run = emulate(&kernels::serial_sum, input, 20, 2);
+  INFO(run.describe());
+  CHECK(run.findings.empty());
+  REQUIRE(run.results.size() == 4);
+  for (const auto& results : run.results) CHECK(results == std::vector<int>{210, 610});
+}
+
+TEST_CASE("the emulator: each defect gives its finding", "[emulator]") {
+  const std::vector<int> input(64, 1);
+  struct Case {
+    const char* name;
+    void (*kernel)(Element*, std::size_t, Element*);
+    std::vector<FindingKind> expected;
+  };
+  const std::vector<Case> cases = {
+      {"no_store", &kernels::no_store, {FindingKind::kResultNotWritten}},
+      {"two_barriers", &kernels::two_barriers, {FindingKind::kDivergentBarrier}},
+      {"all_write_one", &kernels::all_write_one, {FindingKind::kRace, FindingKind::kWrongValue}},
+      {"reads_unwritten", &kernels::reads_unwritten, {FindingKind::kUninitializedRead, FindingKind::kWrongValue}},
+      {"wrong_row", &kernels::wrong_row, {FindingKind::kOutOfBounds, FindingKind::kWrongValue}},
+  };
+  for (const Case& c : cases) {
+    const auto run = emulate(c.kernel, input, 32, 2);
+    INFO(c.name << ":\n" << run.describe());
+    CHECK(kinds(run) == c.expected);
+  }
+}
+
+TEST_CASE("the emulator: a barrier not every thread reaches names both lines", "[emulator]") {
+  const auto run = emulate(&kernels::two_barriers, std::vector<int>(64, 1), 32, 2);
+  REQUIRE(!run.findings.empty());
+  const std::string& message = run.findings[0].message;
+  INFO(message);
+  CHECK(message.find("threads 0, 1, 2, 3 and 12 more wait at test_emulator.cpp:") != std::string::npos);
+  CHECK(message.find("threads 16, 17, 18, 19 and 12 more wait at test_emulator.cpp:") != std::string::npos);
+  CHECK(run.results[0].empty());  // the run stopped
+}
