@@ -2,7 +2,7 @@
 // runs on the CPU emulator (common/testing/emulator.hpp), one fiber per thread, in several thread
 // orders, and must give every row's sum with no race, no access out of bounds and no barrier that
 // some thread misses. A missing barrier fails here every time, not once in a while.
-#include "common/testing/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
+#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
 #include "simple_kernel.cuh"
 
 namespace emu = reduction::emulator::testing;

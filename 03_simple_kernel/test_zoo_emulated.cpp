@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/testing/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 #include "simple_kernel.cuh"
 #include "zoo_list.hpp"
 
