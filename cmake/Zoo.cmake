@@ -3,9 +3,9 @@
 # (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
 #
 # reduction_add_zoo(<kernel header>): in a chapter folder with a zoo.txt (a handout has none),
-# the generated headers and the GPU test <chapter>.zoo_delayed_warps (test_zoo.cu), which holds
+# the generated headers and the GPU test <chapter>.zoo_delayed_warps (03_simple_kernel/single_block/zoo_delayed_warps.cu), which holds
 # some warps back and checks that every bug the zoo gives to that detector fails in every run; and
-# the CPU test <chapter>.zoo_emulated (test_zoo_emulated.cpp), which checks that the CPU emulator
+# the CPU test <chapter>.zoo_emulated (03_simple_kernel/single_block/zoo_emulated.cpp), which checks that the CPU emulator
 # (common/testing/emulator.hpp) catches every bug the zoo gives to it.
 function(reduction_add_zoo header)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
@@ -25,7 +25,7 @@ function(reduction_add_zoo header)
 
   _reduction_label(${chapter} label)
   set(target ${chapter}_zoo_tests)
-  add_executable(${target} test_zoo.cu)
+  add_executable(${target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_delayed_warps.cu)
   target_link_libraries(${target} PRIVATE reduction_test_gpu)
   # The solution, also in exercise mode: the zoo tests the detectors against the right kernel.
   target_include_directories(${target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
@@ -34,7 +34,7 @@ function(reduction_add_zoo header)
   set_tests_properties(${chapter}.zoo_delayed_warps PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77)
 
   set(cpu_target ${chapter}_zoo_cpu_tests)
-  add_executable(${cpu_target} test_zoo_emulated.cpp)
+  add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_emulated.cpp)
   target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu)
   target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
   add_dependencies(${cpu_target} ${chapter}_zoo)

@@ -1,0 +1,39 @@
+// CPU test of a single-block chapter's bug zoo (its zoo.txt; cmake/GenerateZoo.cmake makes the wrong
+// kernels and zoo_list.hpp, which names the chapter and its kernel; cmake/Zoo.cmake compiles this
+// file once per chapter): every bug whose `caught:` line names the emulator is caught by the CPU
+// emulator (common/testing/emulator.hpp), with the finding zoo.txt names (emulator:<finding>), and
+// the solution has no finding. Run with -s, or ctest -V, to see what each bug's findings say. At
+// n = 1000: not a power of two, so the guards matter, and 16 warps.
+#include <string>
+#include <vector>
+
+#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "zoo_list.hpp"  // the solution, the bugs, and the chapter's name and kernel
+
+namespace emu = reduction::emulator::testing;
+using reduction::emulator::Checked;
+using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>));
+
+struct Bug {
+  const char* name;
+  std::string detectors;
+  Kernel kernel;
+};
+
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<std::int32_t>)},
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
+#undef REDUCTION_ZOO_BUG
+
+TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should catch is caught",
+          REDUCTION_ZOO_TAG "[zoo][emulator]") {
+  const auto seed = reduction::testing::fresh_seed();
+  constexpr std::size_t n = 1000;
+  emu::check_solution<std::int32_t>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>), n, 1, seed);
+  int caught = 0;
+  for (const Bug& bug : kBugs) {
+    if (!emu::names_emulator(bug.detectors)) continue;
+    emu::check_bug_caught<std::int32_t>(REDUCTION_ZOO_CHAPTER, bug.name, bug.detectors, bug.kernel, n, seed);
+    ++caught;
+  }
+  CHECK(caught > 0);  // a zoo that gives the emulator nothing to catch tests nothing
+}
