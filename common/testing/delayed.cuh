@@ -4,7 +4,7 @@
 // the value anyway: the warps of a block tend to run in step, and the read is late enough. The test
 // form of a single-block kernel (chapters 03 to 05, templates on their element type) takes
 // Delayed<V> as its element: the same values, but a store to global or shared memory by a thread of
-// a warp that the test chose sleeps first. A correct kernel waits for those stores at its barrier
+// a warp that the test chose waits first. A correct kernel waits for those stores at its barrier
 // and gives the same result; a kernel that does not wait reads the old values, in every run.
 #pragma once
 
@@ -20,10 +20,13 @@
 namespace reduction {
 
 namespace delayed {
-// The warps (bit w: warp w of the block) whose stores sleep, set by hold_back() before a launch.
+// The warps (bit w: warp w of the block) whose stores wait, set by hold_back() before a launch.
 static __device__ std::uint32_t late_warps;
-// About 50 microseconds: far longer than the other warps take for a whole 2048-element tree.
-constexpr unsigned kSleeps = 50, kSleepNs = 1000;
+// About 50 microseconds (10^5 cycles at 2 GHz): far longer than the other warps take for a whole
+// 2048-element tree. Counted on the SM's clock rather than slept: __nanosleep(t) promises only a
+// sleep between 0 and 2t, and with 50 sleeps of 1 us each, a missing barrier gave the right sum in
+// 2 of 600 runs on an H100 (n = 1000, every warp but warp 0 late).
+constexpr long long kDelayCycles = 100000;
 }  // namespace delayed
 
 inline void hold_back(std::uint32_t warps) { CUDA_CHECK(cudaMemcpyToSymbol(delayed::late_warps, &warps, sizeof warps)); }
@@ -37,9 +40,12 @@ struct Delayed {
   Delayed(const Delayed& other) = default;
   __host__ __device__ Delayed& operator=(const Delayed& other) {
 #ifdef __CUDA_ARCH__
-    const V v = other.value;  // loaded before the sleep: only the store is late
-    if ((__isGlobal(this) || __isShared(this)) && (delayed::late_warps >> (threadIdx.x / 32) & 1u))
-      for (unsigned k = 0; k < delayed::kSleeps; ++k) __nanosleep(delayed::kSleepNs);
+    const V v = other.value;  // loaded before the wait: only the store is late
+    if ((__isGlobal(this) || __isShared(this)) && (delayed::late_warps >> (threadIdx.x / 32) & 1u)) {
+      const long long start = clock64();
+      while (clock64() - start < delayed::kDelayCycles) {
+      }
+    }
     value = v;
 #else
     value = other.value;
