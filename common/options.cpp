@@ -288,7 +288,8 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
                             ? "at least " + std::to_string(info.min_n)
                             : "from " + std::to_string(info.min_n) + " to " + std::to_string(info.max_n);
     return fail("--n must be " + range + ", got " + std::to_string(options.n) +
-                (info.max_n_reason.empty() || options.n < info.min_n ? "" : ": " + info.max_n_reason));
+                (options.n < info.min_n ? (info.min_n_reason.empty() ? "" : ": " + info.min_n_reason)
+                                        : (info.max_n_reason.empty() ? "" : ": " + info.max_n_reason)));
   }
   if (info.has_block && info.check_block)
     if (auto why = info.check_block(options.block)) return fail(*why);

@@ -47,6 +47,7 @@ struct ChapterInfo {
   std::size_t min_n = 1;
   std::size_t max_n = std::numeric_limits<std::size_t>::max();
   std::string max_n_reason;  // why max_n, and which chapter lifts it
+  std::string min_n_reason;  // why min_n, where a chapter can say more than that it is the least
   int default_reps = 20;
   // For GPU chapters: why a GPU that is present cannot hold `bytes` of input, or nothing if it can
   // (or if there is no GPU: the analysis still runs). Asked before any input is generated.

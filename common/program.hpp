@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -63,10 +64,13 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
     data = load_input(options.input, info.max_n);
     source = "file " + escaped(options.input, 200);
     const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
+    const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
     if (n < info.min_n || n > info.max_n)
       throw InputError(escaped(options.input, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
-                       std::to_string(info.min_n) + " to " + std::to_string(info.max_n) +
-                       (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")"));
+                       (unbounded ? "at least " : "") + std::to_string(info.min_n) +
+                       (unbounded ? "" : " to " + std::to_string(info.max_n)) +
+                       (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
+                                       : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
   } else {
     source = "random, seed " + std::to_string(options.seed);
     dispatch_type(options.type, [&](auto tag) {

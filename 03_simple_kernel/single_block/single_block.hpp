@@ -58,6 +58,8 @@ inline ChapterInfo chapter_info(const std::string& name, const std::string& titl
   info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) +
                       " elements, two for each of its at most " + std::to_string(kMaxThreads) +
                       " threads; 06_hierarchical lifts the limit with many blocks";
+  info.min_n_reason = "a block reduction returns the partial sum of thread 0, and with no elements there is none "
+                      "(01_sequential reduces an empty input to the identity)";
   info.default_reps = 100;
   info.variants = {kernel};
   return info;

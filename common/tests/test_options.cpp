@@ -2,6 +2,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/options.hpp"
@@ -63,9 +64,15 @@ TEST_CASE("options are parsed and validated", "[options]") {
     CHECK(o.block == 128);
     CHECK(o.kernels == std::vector<std::string>{"a", "c"});  // the chapter's order
   }
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
-           {"--n", "abc"}, {"--n", "-5"}, {"--n", "4096"}, {"--type", "quad"}, {"--block", "100"},
-           {"--block", "2048"}, {"--kernel", "zzz"}, {"--reps", "0"}, {"--bogus"}}) {
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--n", "abc"},
+                                                                            {"--n", "-5"},
+                                                                            {"--n", "4096"},
+                                                                            {"--type", "quad"},
+                                                                            {"--block", "100"},
+                                                                            {"--block", "2048"},
+                                                                            {"--kernel", "zzz"},
+                                                                            {"--reps", "0"},
+                                                                            {"--bogus"}}) {
     Options o;
     CommandLine cli(i, o);
     INFO(bad[0] << " " << (bad.size() > 1 ? bad[1] : ""));
@@ -77,14 +84,43 @@ TEST_CASE("options are parsed and validated", "[options]") {
   CHECK(o.kernels == std::vector<std::string>{"a", "b", "c"});  // default: every kernel
 }
 
+TEST_CASE("an --n out of range is refused with the reason for the bound it crosses", "[options]") {
+  auto i = info();
+  i.min_n_reason = "none to reduce";
+  for (const auto& [n, reason, other] : std::vector<std::tuple<const char*, std::string, std::string>>{
+           {"0", ": none to reduce", "one block"}, {"4096", ": one block", "none to reduce"}}) {
+    Options o;
+    CommandLine cli(i, o);
+    CapturedErrors errors;
+    CHECK(parse(cli, {"--n", n}) == 2);
+    INFO(errors.text());
+    CHECK(errors.text().find("--n must be from 1 to 2048, got " + std::string(n) + reason) != std::string::npos);
+    CHECK(errors.text().find(other) == std::string::npos);
+  }
+}
+
 TEST_CASE("numbers that CLI11 2.1 would wrap, clamp or read as zero are refused", "[options]") {
   const auto i = info();
   // Before: --seed -1 wrapped to 2^64 - 1, 18446744073709551616 clamped to it, '' read as 0.
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
-           {"--seed", "-1"}, {"--seed", "18446744073709551616"}, {"--seed", ""}, {"--seed", "1x"}, {"--seed", " 1"},
-           {"--seed", "+1"}, {"--seed", "0x10"}, {"--block", ""}, {"--block", "-128"}, {"--block", "1e2"},
-           {"--reps", ""}, {"--reps", "99999999999999999999"}, {"--warmup", ""}, {"--warmup", "-1"},
-           {"--input", ""}, {"--n", ""}, {"--type", ""}, {"--kernel", ""}, {"--kernel", ","}}) {
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--seed", "-1"},
+                                                                            {"--seed", "18446744073709551616"},
+                                                                            {"--seed", ""},
+                                                                            {"--seed", "1x"},
+                                                                            {"--seed", " 1"},
+                                                                            {"--seed", "+1"},
+                                                                            {"--seed", "0x10"},
+                                                                            {"--block", ""},
+                                                                            {"--block", "-128"},
+                                                                            {"--block", "1e2"},
+                                                                            {"--reps", ""},
+                                                                            {"--reps", "99999999999999999999"},
+                                                                            {"--warmup", ""},
+                                                                            {"--warmup", "-1"},
+                                                                            {"--input", ""},
+                                                                            {"--n", ""},
+                                                                            {"--type", ""},
+                                                                            {"--kernel", ""},
+                                                                            {"--kernel", ","}}) {
     Options o;
     CommandLine cli(i, o);
     CapturedErrors errors;
@@ -113,7 +149,8 @@ TEST_CASE("a chapter's own int options are parsed strictly", "[options]") {
     CHECK(parse(cli, {"--coarse", bad}) == 2);  // '' was read as 0 before
     CHECK(errors.text().find("--coarse must be a whole number") != std::string::npos);
   }
-  for (auto [text, value] : std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
+  for (auto [text, value] :
+       std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
     Options o;
     int coarse = 0;
     CommandLine cli(i, o);
@@ -193,9 +230,13 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
   std::vector<std::optional<int>> refused;
   {
     CapturedErrors errors;
-    for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
-             {"--list", "--n", "not a number"}, {"--list", "--n", "4096"}, {"--list", "--seed", "-1"},
-             {"--list", "--reps", "0"}, {"--list", "--warmup", "x"}, {"--list", "--block", "100"}, {"--list", "--input", ""}}) {
+    for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--list", "--n", "not a number"},
+                                                                              {"--list", "--n", "4096"},
+                                                                              {"--list", "--seed", "-1"},
+                                                                              {"--list", "--reps", "0"},
+                                                                              {"--list", "--warmup", "x"},
+                                                                              {"--list", "--block", "100"},
+                                                                              {"--list", "--input", ""}}) {
       Options o;
       CommandLine cli(i, o);
       refused.push_back(parse(cli, bad));
