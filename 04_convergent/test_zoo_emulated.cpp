@@ -1,5 +1,5 @@
 // CPU test of chapter 04's bug zoo (zoo.txt, made by cmake/GenerateZoo.cmake): every bug whose
-// `caught:` line names the emulator is caught by the CPU emulator (common/testing/emulator.hpp),
+// `caught:` line names the emulator is caught by the CPU emulator (03_simple_kernel/single_block/emulator.hpp),
 // with the finding zoo.txt names (emulator:<finding>), and the solution has no finding. Run with
 // -s, or ctest -V, to see what each bug's findings say. At n = 1000: not a power of two, so the
 // guards matter, and 16 warps.

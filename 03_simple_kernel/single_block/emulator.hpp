@@ -24,7 +24,7 @@
 // with a shim that turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...)
 // into host C++ for the emulator. It is test support: only CPU test programs include it.
 //
-//   #include "common/testing/emulator.hpp"
+//   #include "03_simple_kernel/single_block/emulator.hpp"
 //   #include "convergent.cuh"
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.

@@ -1,5 +1,5 @@
 // The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
-#include "common/testing/emulator.hpp"
+#include "03_simple_kernel/single_block/emulator.hpp"
 
 #include <sys/mman.h>
 #include <ucontext.h>
