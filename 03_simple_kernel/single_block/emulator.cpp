@@ -108,9 +108,9 @@ struct Event {
 class Machine {
  public:
   Machine(unsigned threads, unsigned blocks, Schedule schedule, const std::vector<Buffer>& buffers,
-          std::size_t result_buffer, const std::function<void(void*)>& poison)
+          std::size_t result_buffer, const std::function<void(void*)>& poison, std::vector<Logged>* log)
       : threads_(threads), blocks_(blocks), schedule_(schedule), buffers_(buffers), result_buffer_(result_buffer),
-        poison_(poison), fibers_(threads) {
+        poison_(poison), log_(log), fibers_(threads) {
     const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
     slot_bytes_ = page + kStackBytes;  // each stack sits above a page that faults: an overflow stops loudly
     region_bytes_ = slot_bytes_ * threads;
@@ -142,7 +142,7 @@ class Machine {
     return outcome_;
   }
 
-  void access(bool write, const void* where);
+  void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
   void sync_threads(const char* file, int line);
 
  private:
@@ -160,6 +160,7 @@ class Machine {
   const std::vector<Buffer>& buffers_;
   std::size_t result_buffer_;
   const std::function<void(void*)>& poison_;
+  std::vector<Logged>* log_;  // null: not recording
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
   char* region_ = nullptr;
@@ -316,7 +317,7 @@ void Machine::record(FindingKind kind, const Event& event) {
   if (counts_[std::size_t(kind)]++ == 0) first_.push_back({kind, event});
 }
 
-void Machine::access(bool write, const void* where_ptr) {
+void Machine::access(bool write, const void* where_ptr, const void* value, std::size_t size, std::uint32_t level) {
   if (current_ < 0) return;  // the scheduler's own copies
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
@@ -386,6 +387,19 @@ void Machine::access(bool write, const void* where_ptr) {
   } else if (touches.reader != t && touches.other_reader < 0) {
     touches.other_reader = t;
   }
+
+  // The recording: the access as it leaves this function, its value read after the checks above
+  // (a read of unwritten shared memory carries the poison put there).
+  if (log_) {
+    Logged logged;
+    logged.thread = std::uint32_t(t);
+    logged.write = write;
+    logged.shared = shared;
+    logged.address = address;
+    std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));
+    logged.level = level;
+    log_->push_back(logged);
+  }
 }
 
 // An element, as the kernel names it: data[i] counted from the start of the block's own row.
@@ -440,7 +454,9 @@ void Machine::report() {
 
 }  // namespace
 
-void access(bool write, const void* where) { machine->access(write, where); }
+void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level) {
+  machine->access(write, where, value, size, level);
+}
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->sync_threads(file, line);
@@ -448,8 +464,8 @@ void sync_threads(const char* file, int line) {
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
-                      const std::function<void(void*)>& poison) {
-  Machine m(threads, blocks, schedule, buffers, result_buffer, poison);
+                      const std::function<void(void*)>& poison, std::vector<Logged>* log) {
+  Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log);
   machine = &m;
   running = true;
   RunOutcome outcome = m.run(kernel);
