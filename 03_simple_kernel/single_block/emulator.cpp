@@ -56,6 +56,12 @@ const char* schedule_name(Schedule schedule) {
   return "?";
 }
 
+std::string findings_text(const std::vector<Finding>& findings) {
+  std::string text;
+  for (const Finding& f : findings) text += std::string(kind_name(f.kind)) + ": " + f.message + "\n";
+  return text;
+}
+
 namespace detail {
 
 bool running = false;

@@ -317,6 +317,9 @@ EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned thre
   return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
 }
 
+// The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
+std::string findings_text(const std::vector<Finding>& findings);
+
 // What one run of a kernel did, and what the emulator found in it.
 struct RecordedRun {
   std::vector<single_block::Access> accesses;
