@@ -20,8 +20,8 @@
 #include "common/cuda_check.cuh"
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
+#include "analysis.hpp"
 #include "emulated.hpp"
-#include "model.hpp"
 #include "simple_kernel.cuh"
 
 using namespace reduction;

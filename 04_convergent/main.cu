@@ -23,8 +23,8 @@
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "convergent.cuh"
+#include "analysis.hpp"
 #include "emulated.hpp"
-#include "model.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;

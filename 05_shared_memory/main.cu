@@ -21,8 +21,8 @@
 #include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
+#include "analysis.hpp"
 #include "emulated.hpp"
-#include "model.hpp"
 #include "shared_memory.cuh"
 
 using namespace reduction;
