@@ -111,31 +111,50 @@ struct Event {
   std::string text;  // for barriers: already in words
 };
 
+// The fibers' stacks, kept from one run to the next and grown when a block has more threads:
+// mapping and guarding a thousand stacks takes longer than a whole run of a small kernel, and the
+// tests run thousands of them. Each stack sits above a page that faults: an overflow stops loudly.
+struct StackRegion {
+  char* base = nullptr;
+  std::size_t slots = 0, slot_bytes = 0, guard_bytes = 0;
+};
+
+const StackRegion& stacks_for(unsigned threads) {
+  static StackRegion region;
+  if (region.slots >= threads) return region;
+  if (region.base) munmap(region.base, region.slots * region.slot_bytes);
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  const std::size_t slots = std::max<std::size_t>(threads, 32);
+  void* base =
+      mmap(nullptr, slots * (page + kStackBytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    region = StackRegion{};
+    throw std::bad_alloc();
+  }
+  region = StackRegion{static_cast<char*>(base), slots, page + kStackBytes, page};
+  for (std::size_t t = 0; t < slots; ++t) mprotect(region.base + t * region.slot_bytes, page, PROT_NONE);
+  return region;
+}
+
 class Machine {
  public:
   Machine(unsigned threads, unsigned blocks, Schedule schedule, const std::vector<Buffer>& buffers,
           std::size_t result_buffer, const std::function<void(void*)>& poison, std::vector<Logged>* log)
       : threads_(threads), blocks_(blocks), schedule_(schedule), buffers_(buffers), result_buffer_(result_buffer),
         poison_(poison), log_(log), fibers_(threads) {
-    const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-    slot_bytes_ = page + kStackBytes;  // each stack sits above a page that faults: an overflow stops loudly
-    region_bytes_ = slot_bytes_ * threads;
-    void* region = mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region == MAP_FAILED) throw std::bad_alloc();
-    region_ = static_cast<char*>(region);
-    for (unsigned t = 0; t < threads; ++t) {
-      mprotect(region_ + t * slot_bytes_, page, PROT_NONE);
-      fibers_[t].stack = region_ + t * slot_bytes_ + page;
-    }
+    const StackRegion& stacks = stacks_for(threads);
+    region_ = stacks.base;
+    slot_bytes_ = stacks.slot_bytes;
+    region_bytes_ = stacks.slots * stacks.slot_bytes;
+    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * slot_bytes_ + stacks.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
 #if defined(REDUCTION_EMULATOR_ASAN)
-    // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the
-    // memory may come back from the next mmap.
+    // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the next
+    // run uses the same stacks.
     ASAN_UNPOISON_MEMORY_REGION(region_, region_bytes_);
 #endif
-    munmap(region_, region_bytes_);
   }
 
   RunOutcome run(const std::function<void()>& kernel) {
