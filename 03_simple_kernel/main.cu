@@ -1,6 +1,7 @@
 // Chapter 03 program: the simple kernel (solution/simple_kernel.cuh), one block per row of at most
-// 2048 elements. It prints what the kernel's threads do, counted from the model (model.hpp, no GPU
-// needed), then runs the kernel on the GPU and checks every row against its CPU reference.
+// 2048 elements. It prints what the kernel's threads do, counted from the kernel's own source run on
+// the CPU emulator (emulated.cpp, no GPU needed), then runs the kernel on the GPU and checks every
+// row against its CPU reference.
 //   03_simple_kernel [--n N] [--rows R] [--type int|float|double] [--input FILE] [--trace] [--json]
 // This chapter writes every CUDA runtime call out; from chapter 04 on, DeviceBuffer and time_gpu
 // (common/gpu.cuh) wrap the same calls. README.md, "The host program", walks through this file.
@@ -19,7 +20,8 @@
 #include "common/cuda_check.cuh"
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
-#include "model.hpp"
+#include "analysis.hpp"
+#include "emulated.hpp"
 #include "simple_kernel.cuh"
 
 using namespace reduction;
@@ -75,27 +77,38 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, as the model predicts it for row 0 (the GPU
-  // tests hold the model against a recording of the kernel), counted warp by warp.
-  const std::vector<sb::Access> predicted = ch03::predict(row0);
-  const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
-  const ch03::ClosedForm text_form = ch03::text_closed_form(n);
+  // The analysis: what every thread does at every step, counted warp by warp, from the kernel's own
+  // source run on row 0 on the CPU emulator (emulated.cpp; the GPU tests hold that run against a
+  // recording on the GPU). If the run finds the kernel wrong (not written yet, a race, ...), counts
+  // and a trace of it would teach nothing: the program says what was found instead.
+  std::string findings;
+  const std::vector<sb::Access> emulated = ch03::emulate_accesses(row0, &findings);
   const char* type = type_name(data_type_of<T>());
   sb::print_launch(report.text(), threads, rows);
   report.text() << "\n";
-  ch03::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
-  report.text() << "\n";
-  sb::print_memory(report.text(), counts, type);
-  report.fields().set("efficiency", ch03::efficiency_json(counts));
-  report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
-  report.fields().set("launch", sb::launch_json(threads, rows));
-  report.fields().set("memory", sb::memory_json(counts));
-  report.fields().set("steps", sb::steps_json(counts));
-  // --trace: the steps recorded from the kernel itself, run on elements that log their loads and
-  // stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the model's prediction.
-  if (trace) {
-    const auto accesses = device ? record(&ch03::simple_kernel<Traced<T>>, row0, threads) : predicted;
-    sb::show_trace(report, sb::trace_from(sb::steps_of(accesses), row0, threads, ch03::layout(threads), bool(device)));
+  std::size_t steps = depth;  // the steps of the tree, for the note on the timing
+  if (!findings.empty()) {
+    report.fields().set("launch", sb::launch_json(threads, rows));
+    sb::show_emulator_findings(report, findings, trace);
+  } else {
+    const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
+    steps = sb::tree_steps(counts);
+    const ch03::ClosedForm text_form = ch03::text_closed_form(n);
+    ch03::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
+    report.text() << "\n";
+    sb::print_memory(report.text(), counts, type);
+    report.fields().set("efficiency", ch03::efficiency_json(counts));
+    report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
+    report.fields().set("launch", sb::launch_json(threads, rows));
+    report.fields().set("memory", sb::memory_json(counts));
+    report.fields().set("steps", sb::steps_json(counts));
+    // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
+    // loads and stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the emulated run.
+    if (trace) {
+      const auto accesses = device ? record(&ch03::simple_kernel<Traced<T>>, row0, threads) : emulated;
+      sb::show_trace(report,
+                     sb::trace_from(sb::steps_of(accesses), row0, threads, ch03::layout(threads), bool(device)));
+    }
   }
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
@@ -179,7 +192,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
     if (checked.unchecked)
       report.summary() << checked.unchecked << " rows could not be checked: their error bound says nothing\n";
   }
-  sb::print_timing_note(report.summary(), options.reps, sb::tree_steps(counts), rows);
+  sb::print_timing_note(report.summary(), options.reps, steps, rows);
   report.add_run(run);
   return report.finish();
 }

@@ -1,5 +1,5 @@
 // CPU tests of chapter 03's kernel itself, for a student without a GPU: the kernel's own source
-// runs on the CPU emulator (common/testing/emulator.hpp), one fiber per thread, in several thread
+// runs on the CPU emulator (03_simple_kernel/single_block/emulator.hpp), one fiber per thread, in several thread
 // orders, and must give every row's sum with no race, no access out of bounds and no barrier that
 // some thread misses. A missing barrier fails here every time, not once in a while.
 #include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim

@@ -1,23 +1,24 @@
-// GPU tests of chapter 03: the simple kernel against the CPU reference and against its model, in
-// int, float and double:
+// GPU tests of chapter 03: the simple kernel against the CPU reference and against its run on
+// the CPU emulator (emulated.cpp), in int, float and double:
 //  - the sizes that matter (1, 2, 3, every power of two to 2048 with its neighbours, 1000): the
-//    result, and the array the kernel leaves behind, bit for bit the model's;
-//  - rows: every row of a batch bit for bit what the model gives for that row alone;
+//    result, and the array the kernel leaves behind, bit for bit the emulated run's;
+//  - rows: every row of a batch bit for bit what the emulated run gives for that row alone;
 //  - the recording: the kernel itself, run on elements that log their loads and stores
-//    (03_simple_kernel/single_block/traced.cuh), takes the steps the model predicts, line for line and value
-//    for value, so the trace and the counts (thread slots, requests, sectors) are the same: for
-//    every n from 1 to 2048 in int, and for the sizes that matter in float and double (the counts
-//    depend on the element size, the values on the type).
+//    (03_simple_kernel/single_block/traced.cuh), takes the steps of the emulated run, line for line
+//    and value for value, so the trace and the counts (thread slots, requests, sectors) are the
+//    same: for every n from 1 to 2048 in int, and for the sizes that matter in float and double
+//    (the counts depend on the element size, the values on the type).
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "03_simple_kernel/single_block/block_testing.hpp"
 #include "03_simple_kernel/single_block/traced.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
-#include "model.hpp"
+#include "emulated.hpp"
 #include "simple_kernel.cuh"
 
 using namespace reduction;
@@ -26,6 +27,17 @@ namespace sb = reduction::single_block;
 const std::vector<std::size_t> kSizesThatMatter = {1,   2,   3,   4,   5,    7,    8,    9,    15,   16,  17,
                                                    31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                                    257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
+
+// The kernel's accesses on x from its run on the CPU emulator (emulated.cpp), which must have found
+// nothing: what the GPU's run is held against.
+template <typename T>
+std::vector<sb::Access> emulated(const std::vector<T>& x) {
+  std::string findings;
+  std::vector<sb::Access> accesses = ch03::emulate_accesses(x, &findings);
+  INFO("n = " << x.size() << ": the kernel's emulated run found\n" << findings);
+  REQUIRE(findings.empty());
+  return accesses;
+}
 
 // The timed kernel on `rows` rows of n: what it leaves in the array, and each row's result.
 template <typename T>
@@ -39,10 +51,10 @@ std::pair<std::vector<T>, std::vector<T>> run_kernel(const std::vector<T>& x, st
   return {data.download(), results.download()};
 }
 
-// What the model says one row leaves in the array, and its result.
+// What the emulated run says one row leaves in the array, and its result.
 template <typename T>
-std::pair<std::vector<T>, T> predicted(const std::vector<T>& x) {
-  const auto trace = sb::trace_from(sb::steps_of(ch03::predict(x)), x, sb::threads_for(x.size()), "", false);
+std::pair<std::vector<T>, T> emulated_outcome(const std::vector<T>& x) {
+  const auto trace = sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), "", false);
   return {trace.steps.empty() ? x : trace.steps.back().values, trace.result};
 }
 
@@ -51,8 +63,8 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-TEMPLATE_TEST_CASE("the sizes that matter: the reference, and the model bit for bit", "[chapter03][gpu]", std::int32_t,
-                   float, double) {
+TEMPLATE_TEST_CASE("the sizes that matter: the reference, and the emulated run bit for bit", "[chapter03][gpu]",
+                   std::int32_t, float, double) {
   const auto seed = reduction::testing::fresh_seed();
   INFO("seed " << seed);
   for (std::size_t n : kSizesThatMatter) {
@@ -60,10 +72,10 @@ TEMPLATE_TEST_CASE("the sizes that matter: the reference, and the model bit for 
     const auto x = generate_input<TestType>(n, seed + n);
     const auto ref = reference_sum(x.data(), n);
     const auto [left, results] = run_kernel(x, 1);
-    const auto [model_left, model_result] = predicted(x);
+    const auto [emulated_left, emulated_result] = emulated_outcome(x);
     CHECK_MATCHES(results[0], ref, tolerance(ref, sb::tree_depth(n)));
-    CHECK(same_bits(results, {model_result}));
-    CHECK(same_bits(left, model_left));  // the partial sums overwrite the input where the model says
+    CHECK(same_bits(results, {emulated_result}));
+    CHECK(same_bits(left, emulated_left));  // the partial sums overwrite the input where the emulated run says
   }
 }
 
@@ -79,9 +91,9 @@ TEMPLATE_TEST_CASE("rows: every row as if reduced alone", "[chapter03][gpu]", st
     bool all_as_alone = true;
     for (std::size_t row = 0; row < rows; ++row) {
       const std::vector<TestType> one(x.begin() + row * n, x.begin() + (row + 1) * n);
-      const auto [model_left, model_result] = predicted(one);
-      all_as_alone = all_as_alone && std::memcmp(&results[row], &model_result, sizeof(TestType)) == 0 &&
-                     std::memcmp(left.data() + row * n, model_left.data(), n * sizeof(TestType)) == 0;
+      const auto [emulated_left, emulated_result] = emulated_outcome(one);
+      all_as_alone = all_as_alone && std::memcmp(&results[row], &emulated_result, sizeof(TestType)) == 0 &&
+                     std::memcmp(left.data() + row * n, emulated_left.data(), n * sizeof(TestType)) == 0;
     }
     CHECK(all_as_alone);
   }
@@ -94,7 +106,7 @@ TEST_CASE("int sums wrap around like the reference", "[chapter03][gpu]") {
   CHECK(run_kernel(x, 1).second[0] == ref.value);
 }
 
-// The recording of the kernel against the model's prediction, for each n: the same steps, line by
+// The recording of the kernel on the GPU against its emulated run, for each n: the same steps, line by
 // line (and so the same trace), and the same counts.
 template <typename T>
 void check_recording(const std::vector<std::size_t>& sizes) {
@@ -105,24 +117,24 @@ void check_recording(const std::vector<std::size_t>& sizes) {
     const auto x = generate_input<T>(n, seed + n);
     const unsigned threads = sb::threads_for(n);
     const sb::Steps recorded = sb::steps_of(record(&ch03::simple_kernel<Traced<T>>, x, threads)),
-                    model = sb::steps_of(ch03::predict(x));
-    REQUIRE(sb::testing::steps_difference(recorded, model) == "");
+                    emulated_steps = sb::steps_of(emulated(x));
+    REQUIRE(sb::testing::steps_difference(recorded, emulated_steps) == "");
     // The counts as the program prints them: each step's active threads and warps (and so the
     // thread slots), reads, writes, requests and sectors, and the launch's totals.
     const auto from_recording = sb::count(recorded, n, threads, sizeof(T)),
-               from_model = sb::count(model, n, threads, sizeof(T));
-    REQUIRE(sb::steps_json(from_recording).dump() == sb::steps_json(from_model).dump());
-    REQUIRE(sb::memory_json(from_recording).dump() == sb::memory_json(from_model).dump());
+               from_emulator = sb::count(emulated_steps, n, threads, sizeof(T));
+    REQUIRE(sb::steps_json(from_recording).dump() == sb::steps_json(from_emulator).dump());
+    REQUIRE(sb::memory_json(from_recording).dump() == sb::memory_json(from_emulator).dump());
   }
 }
 
-TEST_CASE("the recording is the model's prediction: every n from 1 to 2048 (int)", "[chapter03][gpu]") {
+TEST_CASE("the recording is the emulated run: every n from 1 to 2048 (int)", "[chapter03][gpu]") {
   std::vector<std::size_t> every_n;
   for (std::size_t n = 1; n <= sb::kMaxElements; ++n) every_n.push_back(n);
   check_recording<std::int32_t>(every_n);
 }
 
-TEMPLATE_TEST_CASE("the recording is the model's prediction: the sizes that matter", "[chapter03][gpu]", float,
+TEMPLATE_TEST_CASE("the recording is the emulated run: the sizes that matter", "[chapter03][gpu]", float,
                    double) {
   check_recording<TestType>(kSizesThatMatter);
 }

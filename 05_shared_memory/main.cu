@@ -1,7 +1,7 @@
 // Chapter 05 program: the tree in shared memory (solution/shared_memory.cuh), one block per row of
-// at most 2048 elements. It prints the kernel's global-memory traffic, counted from the model
-// (model.hpp, no GPU needed), then runs the kernel on the GPU, checks every row against its CPU
-// reference, and checks that the kernel left its input unchanged.
+// at most 2048 elements. It prints the kernel's global-memory traffic, counted from the kernel's own
+// source run on the CPU emulator (emulated.cpp, no GPU needed), then runs the kernel on the GPU,
+// checks every row against its CPU reference, and checks that the kernel left its input unchanged.
 //   05_shared_memory [--n N] [--rows R] [--type int|float|double] [--input FILE] [--trace] [--json]
 // Chapter 04's program, less the copy that restored the input before every launch.
 #include <cuda_runtime.h>
@@ -21,7 +21,8 @@
 #include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
-#include "model.hpp"
+#include "analysis.hpp"
+#include "emulated.hpp"
 #include "shared_memory.cuh"
 
 using namespace reduction;
@@ -77,20 +78,32 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, as the model predicts it for row 0 (the GPU
-  // tests hold the model against a recording of the kernel): the lesson is global memory, read once.
-  const std::vector<sb::Access> predicted = ch05::predict(row0);
-  const sb::BlockCounts counts = sb::count(sb::steps_of(predicted), n, threads, sizeof(T));
+  // The analysis: what every thread does at every step, from the kernel's own source run on row 0
+  // on the CPU emulator (emulated.cpp; the GPU tests hold that run against a recording on the GPU):
+  // the lesson is global memory, read once. If the run finds the kernel wrong, the program says
+  // what was found instead of counting a wrong run.
+  std::string findings;
+  const std::vector<sb::Access> emulated = ch05::emulate_accesses(row0, &findings);
   sb::print_launch(report.text(), threads, rows);
-  ch05::print_analysis(report.text(), counts, type_name(data_type_of<T>()));
-  report.fields().set("launch", sb::launch_json(threads, rows));
-  report.fields().set("memory", sb::memory_json(counts));
-  report.fields().set("steps", sb::steps_json(counts));
-  // --trace: the steps recorded from the kernel itself, run on elements that log their loads and
-  // stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the model's prediction.
-  if (trace) {
-    const auto accesses = device ? record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads) : predicted;
-    sb::show_trace(report, sb::trace_from(sb::steps_of(accesses), row0, threads, ch05::layout(threads), bool(device)));
+  std::size_t steps = depth;  // the steps of the tree, for the note on the timing
+  if (!findings.empty()) {
+    report.text() << "\n";
+    report.fields().set("launch", sb::launch_json(threads, rows));
+    sb::show_emulator_findings(report, findings, trace);
+  } else {
+    const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
+    steps = sb::tree_steps(counts);
+    ch05::print_analysis(report.text(), counts, type_name(data_type_of<T>()));
+    report.fields().set("launch", sb::launch_json(threads, rows));
+    report.fields().set("memory", sb::memory_json(counts));
+    report.fields().set("steps", sb::steps_json(counts));
+    // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
+    // loads and stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the emulated run.
+    if (trace) {
+      const auto accesses = device ? record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads) : emulated;
+      sb::show_trace(report,
+                     sb::trace_from(sb::steps_of(accesses), row0, threads, ch05::layout(threads), bool(device)));
+    }
   }
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
@@ -147,7 +160,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   }
   run.extra.set("input_unchanged", unchanged);
   if (!unchanged) report.summary() << "FAILED: the kernel changed its input\n";
-  sb::print_timing_note(report.summary(), options.reps, sb::tree_steps(counts), rows);
+  sb::print_timing_note(report.summary(), options.reps, steps, rows);
   report.add_run(run);
   return report.finish();
 }

@@ -141,7 +141,8 @@ function(add_reduction_chapter)
 endfunction()
 
 # add_single_block_chapter(<gpu tests> <array>): a chapter of one block (03 to 05): its program,
-# its tests (test_model.cpp on the CPU, <gpu tests> on the GPU) and the runs they all share. <array>
+# its tests (test_model.cpp on the CPU, <gpu tests> on the GPU), its kernel on the CPU emulator
+# (emulated.cpp) and the runs they all share. <array>
 # is where the kernel's result is taken from ("data", "partial"), as the trace prints it.
 function(add_single_block_chapter gpu_tests result_array)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
@@ -157,6 +158,16 @@ function(add_single_block_chapter gpu_tests result_array)
                  "rows_not_a_number: --rows 3x" "rows_traced: --n 8 --rows 3 --trace" "rows_past_a_grid: --rows 2^31"
     # The smallest and the largest size, and one that is not a power of two, over rows.
     SANITIZE "clean: --n 1" "clean: --n 13 --rows 3 --type double" "clean: --n 2048 --type float")
+  # The kernel on the CPU emulator (emulated.cpp, compiled by the host compiler), from the same
+  # kernel header as the program (solution/, or the student's in exercise mode): the program's
+  # analysis comes from it, the CPU tests check the counts and figures on it, and the GPU tests
+  # hold it against the recording on the GPU.
+  add_library(${chapter}_emulated STATIC emulated.cpp)
+  reduction_use_kernel_headers(${chapter}_emulated)
+  target_link_libraries(${chapter}_emulated PUBLIC reduction_emulator)
+  foreach(target ${chapter} ${chapter}_cpu_tests ${chapter}_gpu_tests)
+    target_link_libraries(${target} PRIVATE ${chapter}_emulated)
+  endforeach()
   # Many rows, every one checked; and the trace, which is part of the analysis: it needs no GPU.
   reduction_add_program_test(${chapter}.rows ${chapter} "--n|1000|--rows|300|--json|--reps|3|--warmup|1" 0 JSON
                              LABELS "${label};gpu")

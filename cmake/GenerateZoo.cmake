@@ -21,7 +21,7 @@
 # `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
 # pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
 # that must catch the bug (the tests check each one): `emulator` (the CPU emulator,
-# common/testing/emulator.hpp; `emulator:race` or `emulator:race,wrong_value` also names the
+# 03_simple_kernel/single_block/emulator.hpp; `emulator:race` or `emulator:race,wrong_value` also names the
 # findings it must report), `delayed_warps` (the GPU test that holds back some warps' stores).
 #
 # For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed

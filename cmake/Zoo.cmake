@@ -6,7 +6,7 @@
 # the generated headers and the GPU test <chapter>.zoo_delayed_warps (03_simple_kernel/single_block/zoo_delayed_warps.cu), which holds
 # some warps back and checks that every bug the zoo gives to that detector fails in every run; and
 # the CPU test <chapter>.zoo_emulated (03_simple_kernel/single_block/zoo_emulated.cpp), which checks that the CPU emulator
-# (common/testing/emulator.hpp) catches every bug the zoo gives to it.
+# (03_simple_kernel/single_block/emulator.hpp) catches every bug the zoo gives to it.
 function(reduction_add_zoo header)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
@@ -35,7 +35,7 @@ function(reduction_add_zoo header)
 
   set(cpu_target ${chapter}_zoo_cpu_tests)
   add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_emulated.cpp)
-  target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu)
+  target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu reduction_emulator)
   target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
   add_dependencies(${cpu_target} ${chapter}_zoo)
   add_test(NAME ${chapter}.zoo_emulated COMMAND ${cpu_target})

@@ -1,14 +1,15 @@
 // What the threads of a single-block kernel (chapters 03 to 05) did to memory, and the steps of
 // the tree read from it.
 //
-// Two sources give the same list of accesses, one load or store of one element at a time:
-//  - the kernel itself, run on the GPU on elements that log every load and store they take part
-//    in (03_simple_kernel/single_block/traced.cuh): the recording;
-//  - a chapter's model (its model.hpp), which walks the kernel's steps thread by thread on the CPU
-//    with arithmetic of its own, through PredictedBlock below: the prediction.
+// The same kernel source gives the list of accesses, one load or store of one element at a time,
+// in two places:
+//  - on the GPU, run on elements that log every load and store they take part in
+//    (03_simple_kernel/single_block/traced.cuh): the recording;
+//  - on the CPU emulator (emulator.hpp), run on elements that report them likewise: the emulated
+//    run, which needs no GPU.
 // steps_of() turns either list into the steps of the tree; the trace (block_trace.hpp) and the
 // execution and memory counts (block_model.hpp) are computed from those steps, and the GPU tests
-// hold the prediction against the recording, so nothing the programs say goes unchecked.
+// hold the emulated run against the recording, so nothing the programs say goes unchecked.
 #pragma once
 
 #include <algorithm>
@@ -148,54 +149,5 @@ inline Steps steps_of(const std::vector<Access>& accesses) {
   }
   return steps;
 }
-
-// The model's side: the kernel's lines carried out one thread after another on the CPU, each
-// leaving the accesses that the recording logs for it. A chapter's model calls these in the order
-// its kernel's threads run them; a step's threads may go in any order, because within a step no
-// thread touches an element that another writes (the chapters' CPU tests check that on the
-// prediction, and the GPU tests check the prediction against the recording).
-template <typename T>
-class PredictedBlock {
- public:
-  PredictedBlock(const std::vector<T>& input, unsigned threads)
-      : values_{input, std::vector<T>(threads)},
-        levels_{std::vector<std::uint32_t>(input.size()), std::vector<std::uint32_t>(threads)} {}
-
-  // `thread` stores target[owner] = source[owner] + source[partner].
-  void add(unsigned thread, Array target, std::size_t owner, Array source, std::size_t partner) {
-    load(thread, source, owner);
-    load(thread, source, partner);
-    store(thread, target, owner, Sum{}(at(source, owner), at(source, partner)),
-          std::max(level(source, owner), level(source, partner)) + 1);
-  }
-  // `thread` stores target[owner] = source[owner].
-  void copy(unsigned thread, Array target, std::size_t owner, Array source) {
-    load(thread, source, owner);
-    store(thread, target, owner, at(source, owner), level(source, owner));
-  }
-  // `thread` stores source[index] to *result.
-  void result(unsigned thread, Array source, std::size_t index) {
-    load(thread, source, index);
-    accesses_.push_back({thread, true, Array::kResult, 0, value_bits(at(source, index)), level(source, index)});
-  }
-
-  const std::vector<Access>& accesses() const { return accesses_; }
-
- private:
-  T& at(Array array, std::size_t i) { return values_[array == Array::kPartial].at(i); }
-  std::uint32_t& level(Array array, std::size_t i) { return levels_[array == Array::kPartial].at(i); }
-  void load(unsigned thread, Array array, std::size_t i) {
-    accesses_.push_back({thread, false, array, std::uint32_t(i), value_bits(at(array, i)), level(array, i)});
-  }
-  void store(unsigned thread, Array array, std::size_t i, T value, std::uint32_t new_level) {
-    at(array, i) = value;
-    level(array, i) = new_level;
-    accesses_.push_back({thread, true, array, std::uint32_t(i), value_bits(value), new_level});
-  }
-
-  std::vector<T> values_[2];              // data, partial
-  std::vector<std::uint32_t> levels_[2];  // their levels
-  std::vector<Access> accesses_;
-};
 
 }  // namespace reduction::single_block

@@ -1,6 +1,7 @@
-// What the tests of the single-block chapters (03 to 05) share: a model's counts and trace, the
-// figures of a README checked against them, and the comparisons of a model with a recording of
-// its kernel. Each chapter's test files say which sizes, types and figures they check.
+// What the tests of the single-block chapters (03 to 05) share: the counts and trace of a kernel's
+// emulated run, the figures of a README checked against them, and the comparisons of the emulated
+// run with a recording of the kernel on the GPU. Each chapter's test files say which sizes, types
+// and figures they check.
 #pragma once
 
 #include <cstddef>
@@ -18,12 +19,14 @@
 
 namespace reduction::single_block::testing {
 
-// A chapter's model: its predict() for int input (the values do not change the counts).
-using Predict = std::vector<Access> (*)(const std::vector<std::int32_t>&);
+// A chapter's kernel run on one row of int input (the values do not change the counts): its
+// accesses. Each chapter's test passes a function that runs it on the CPU emulator and checks
+// that the run had no finding.
+using AccessesOf = std::vector<Access> (*)(const std::vector<std::int32_t>&);
 
-// The counts a model predicts for n elements of element_bytes each.
-inline BlockCounts counts_of(Predict predict, std::size_t n, std::size_t element_bytes) {
-  return count(steps_of(predict(std::vector<std::int32_t>(n))), n, threads_for(n), element_bytes);
+// The counts of the kernel's run on n elements of element_bytes each.
+inline BlockCounts counts_of(AccessesOf accesses_of, std::size_t n, std::size_t element_bytes) {
+  return count(steps_of(accesses_of(std::vector<std::int32_t>(n))), n, threads_for(n), element_bytes);
 }
 
 // One field of the step table, over the steps of the tree.
@@ -93,8 +96,8 @@ inline void check_trace(const Trace<int>& trace, unsigned threads, const Expecte
 }
 
 // Whether, in some step, a thread reads or writes an element that another thread writes in that
-// step. None does in these kernels, and that is what lets a model carry out a step's threads one
-// after another and still get what the block computes at once.
+// step. None does in these kernels, and that is what lets the emulator (or anyone) carry out a
+// step's threads one after another and still get what the block computes at once.
 inline bool step_has_race(const Steps& steps) {
   for (const Step& step : steps.tree) {
     std::map<std::pair<Array, std::uint32_t>, std::uint32_t> writer;  // element -> the thread that writes it
@@ -112,10 +115,10 @@ inline bool step_has_race(const Steps& steps) {
 
 // For every n: n - 1 additions, every operand inside its array (the input's n elements, or the
 // block's partial sums), and no step in which one thread touches what another writes.
-inline void check_every_n_adds_inside_without_races(Predict predict) {
+inline void check_every_n_adds_inside_without_races(AccessesOf accesses_of) {
   for (std::size_t n = 1; n <= kMaxElements; ++n) {
     INFO("n = " << n);
-    const Steps steps = steps_of(predict(std::vector<std::int32_t>(n)));
+    const Steps steps = steps_of(accesses_of(std::vector<std::int32_t>(n)));
     std::size_t adds = 0;
     for (const Step& step : steps.tree)
       for (const Operation& line : step.operations) {
@@ -127,7 +130,7 @@ inline void check_every_n_adds_inside_without_races(Predict predict) {
   }
 }
 
-// Where the steps of two recordings (or of a recording and a prediction) differ, line by line,
+// Where the steps of two runs (the recording on the GPU and the emulated run) differ, line by line,
 // in words; empty if they do not. The same steps make the same trace and the same counts.
 inline std::string steps_difference(const Steps& a, const Steps& b) {
   auto line = [](const Operation& o) {

@@ -1,6 +1,6 @@
 // The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn
 // from the steps its threads took (03_simple_kernel/single_block/block_events.hpp): recorded from the kernel on the GPU
-// when there is one, else the chapter model's prediction, and labelled as such.
+// when there is one, else from the same kernel run on the CPU emulator, and labelled as such.
 #pragma once
 
 #include <algorithm>
@@ -34,7 +34,7 @@ struct TraceStep {
 
 template <typename T>
 struct Trace {
-  bool recorded = false;  // recorded on the GPU, or the model's prediction
+  bool recorded = false;  // recorded on the GPU, or emulated on the CPU
   std::string layout;     // who owns what, in one line: "thread t owns data[2t]"
   unsigned threads = 0;
   std::vector<T> input;
@@ -144,7 +144,7 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
 
   std::string layout = trace.layout;
   if (!layout.empty()) layout[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(layout[0])));
-  out << "Trace (" << (trace.recorded ? "recorded on the GPU" : "predicted, no GPU to record on")
+  out << "Trace (" << (trace.recorded ? "recorded on the GPU" : "emulated on the CPU, no GPU to record on")
       << "): " << trace.input.size() << (trace.input.size() == 1 ? " element, " : " elements, ")
       << describe_block(trace.threads) << ".\n"
       << layout << ".\n"
@@ -212,6 +212,27 @@ void show_trace(Report& report, const Trace<T>& trace) {
   report.text() << "\n";
   print_trace(report.text(), trace);
   report.fields().set("trace", trace_json(trace));
+}
+
+// Instead of the counts and the trace, when the kernel's run on the CPU emulator found something
+// a right kernel never does (`findings`: one line per kind, from a chapter's emulate_accesses()):
+// counts and a drawing of a wrong kernel's run would look like the lesson and be nothing of it.
+// In the JSON: "emulator_findings", one string per line, in place of the counts and "trace".
+inline void show_emulator_findings(Report& report, const std::string& findings, bool trace) {
+  std::ostream& text = report.text();
+  text << "The kernel's run on the CPU emulator found what a right kernel never does: the kernel is not\n"
+       << "written yet or is wrong, so there are no counts to show:\n";
+  Json lines = Json::array();
+  for (std::size_t begin = 0; begin < findings.size();) {
+    std::size_t end = findings.find('\n', begin);
+    if (end == std::string::npos) end = findings.size();
+    text << "  " << findings.substr(begin, end - begin) << "\n";
+    lines.push(findings.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  text << "The chapter's CPU tests (ctest -L cpu) run it in more orders of the threads and say more.\n";
+  if (trace) text << "\nTrace: not drawn, for the same reason: the emulated run found the above.\n";
+  report.fields().set("emulator_findings", std::move(lines));
 }
 
 }  // namespace reduction::single_block

@@ -12,7 +12,7 @@
 #include "common/input.hpp"
 #include "03_simple_kernel/single_block/single_block.hpp"
 #include "common/testing/testing.hpp"
-#include "common/testing/emulator.hpp"
+#include "03_simple_kernel/single_block/emulator.hpp"
 
 namespace reduction::emulator::testing {
 

@@ -1,4 +1,4 @@
-// Tests of the CPU emulator itself (common/testing/emulator.hpp) on small kernels written here,
+// Tests of the CPU emulator itself (03_simple_kernel/single_block/emulator.hpp) on small kernels written here,
 // each with one defect, for the findings that the chapters' bug zoos do not all produce: each
 // kernel must give its finding, and only the kernel without a defect none.
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/testing/testing.hpp"
-#include "common/testing/emulator.hpp"  // last: it ends with the CUDA shim
+#include "03_simple_kernel/single_block/emulator.hpp"  // last: it ends with the CUDA shim
 
 using reduction::emulator::Checked;
 using reduction::emulator::FindingKind;
@@ -118,4 +118,42 @@ TEST_CASE("the emulator: a barrier not every thread reaches names both lines", "
   CHECK(message.find("threads 0, 1, 2, 3 and 12 more wait at test_emulator.cpp:") != std::string::npos);
   CHECK(message.find("threads 16, 17, 18, 19 and 12 more wait at test_emulator.cpp:") != std::string::npos);
   CHECK(run.results[0].empty());  // the run stopped
+}
+
+TEST_CASE("the emulator's recording: every load and store, with its value and level, thread by thread",
+          "[emulator]") {
+  using reduction::single_block::Access;
+  using reduction::single_block::Array;
+  // serial_sum on 1 2 3 4 in a block of 4: each thread copies its element to partial[], then
+  // thread 0 loads the four partial sums (its own variable `sum` is no memory access) and stores
+  // 10, four additions deep, to *result. The list is sorted by thread, each thread's in its order.
+  const auto recorded = reduction::emulator::record_accesses(&kernels::serial_sum, std::vector<int>{1, 2, 3, 4}, 4);
+  CHECK(recorded.findings.empty());
+  auto bits = [](int v) { return reduction::single_block::value_bits(v); };
+  const std::vector<Access> expected = {
+      {0, false, Array::kData, 0, bits(1), 0},    {0, true, Array::kPartial, 0, bits(1), 0},
+      {0, false, Array::kPartial, 0, bits(1), 0}, {0, false, Array::kPartial, 1, bits(2), 0},
+      {0, false, Array::kPartial, 2, bits(3), 0}, {0, false, Array::kPartial, 3, bits(4), 0},
+      {0, true, Array::kResult, 0, bits(10), 4},  {1, false, Array::kData, 1, bits(2), 0},
+      {1, true, Array::kPartial, 1, bits(2), 0},  {2, false, Array::kData, 2, bits(3), 0},
+      {2, true, Array::kPartial, 2, bits(3), 0},  {3, false, Array::kData, 3, bits(4), 0},
+      {3, true, Array::kPartial, 3, bits(4), 0}};
+  REQUIRE(recorded.accesses.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("access " << i);
+    const Access &a = recorded.accesses[i], &e = expected[i];
+    CHECK(a.thread == e.thread);
+    CHECK(a.write == e.write);
+    CHECK(a.array == e.array);
+    CHECK(a.index == e.index);
+    CHECK(a.value_bits == e.value_bits);
+    CHECK(a.level == e.level);
+  }
+}
+
+TEST_CASE("the emulator's recording comes with the run's findings", "[emulator]") {
+  const auto recorded = reduction::emulator::record_accesses(&kernels::no_store, std::vector<int>(32, 1), 32);
+  REQUIRE(recorded.findings.size() == 1);
+  CHECK(recorded.findings[0].kind == FindingKind::kResultNotWritten);
+  CHECK(recorded.findings[0].schedule == "in order");
 }

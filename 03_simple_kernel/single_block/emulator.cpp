@@ -1,5 +1,5 @@
 // The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
-#include "common/testing/emulator.hpp"
+#include "03_simple_kernel/single_block/emulator.hpp"
 
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -56,6 +56,12 @@ const char* schedule_name(Schedule schedule) {
   return "?";
 }
 
+std::string findings_text(const std::vector<Finding>& findings) {
+  std::string text;
+  for (const Finding& f : findings) text += std::string(kind_name(f.kind)) + ": " + f.message + "\n";
+  return text;
+}
+
 namespace detail {
 
 bool running = false;
@@ -105,31 +111,50 @@ struct Event {
   std::string text;  // for barriers: already in words
 };
 
+// The fibers' stacks, kept from one run to the next and grown when a block has more threads:
+// mapping and guarding a thousand stacks takes longer than a whole run of a small kernel, and the
+// tests run thousands of them. Each stack sits above a page that faults: an overflow stops loudly.
+struct StackRegion {
+  char* base = nullptr;
+  std::size_t slots = 0, slot_bytes = 0, guard_bytes = 0;
+};
+
+const StackRegion& stacks_for(unsigned threads) {
+  static StackRegion region;
+  if (region.slots >= threads) return region;
+  if (region.base) munmap(region.base, region.slots * region.slot_bytes);
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  const std::size_t slots = std::max<std::size_t>(threads, 32);
+  void* base =
+      mmap(nullptr, slots * (page + kStackBytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    region = StackRegion{};
+    throw std::bad_alloc();
+  }
+  region = StackRegion{static_cast<char*>(base), slots, page + kStackBytes, page};
+  for (std::size_t t = 0; t < slots; ++t) mprotect(region.base + t * region.slot_bytes, page, PROT_NONE);
+  return region;
+}
+
 class Machine {
  public:
   Machine(unsigned threads, unsigned blocks, Schedule schedule, const std::vector<Buffer>& buffers,
-          std::size_t result_buffer, const std::function<void(void*)>& poison)
+          std::size_t result_buffer, const std::function<void(void*)>& poison, std::vector<Logged>* log)
       : threads_(threads), blocks_(blocks), schedule_(schedule), buffers_(buffers), result_buffer_(result_buffer),
-        poison_(poison), fibers_(threads) {
-    const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-    slot_bytes_ = page + kStackBytes;  // each stack sits above a page that faults: an overflow stops loudly
-    region_bytes_ = slot_bytes_ * threads;
-    void* region = mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region == MAP_FAILED) throw std::bad_alloc();
-    region_ = static_cast<char*>(region);
-    for (unsigned t = 0; t < threads; ++t) {
-      mprotect(region_ + t * slot_bytes_, page, PROT_NONE);
-      fibers_[t].stack = region_ + t * slot_bytes_ + page;
-    }
+        poison_(poison), log_(log), fibers_(threads) {
+    const StackRegion& stacks = stacks_for(threads);
+    region_ = stacks.base;
+    slot_bytes_ = stacks.slot_bytes;
+    region_bytes_ = stacks.slots * stacks.slot_bytes;
+    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * slot_bytes_ + stacks.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
 #if defined(REDUCTION_EMULATOR_ASAN)
-    // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the
-    // memory may come back from the next mmap.
+    // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the next
+    // run uses the same stacks.
     ASAN_UNPOISON_MEMORY_REGION(region_, region_bytes_);
 #endif
-    munmap(region_, region_bytes_);
   }
 
   RunOutcome run(const std::function<void()>& kernel) {
@@ -142,7 +167,7 @@ class Machine {
     return outcome_;
   }
 
-  void access(bool write, const void* where);
+  void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
   void sync_threads(const char* file, int line);
 
  private:
@@ -160,6 +185,7 @@ class Machine {
   const std::vector<Buffer>& buffers_;
   std::size_t result_buffer_;
   const std::function<void(void*)>& poison_;
+  std::vector<Logged>* log_;  // null: not recording
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
   char* region_ = nullptr;
@@ -316,7 +342,7 @@ void Machine::record(FindingKind kind, const Event& event) {
   if (counts_[std::size_t(kind)]++ == 0) first_.push_back({kind, event});
 }
 
-void Machine::access(bool write, const void* where_ptr) {
+void Machine::access(bool write, const void* where_ptr, const void* value, std::size_t size, std::uint32_t level) {
   if (current_ < 0) return;  // the scheduler's own copies
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
@@ -386,6 +412,19 @@ void Machine::access(bool write, const void* where_ptr) {
   } else if (touches.reader != t && touches.other_reader < 0) {
     touches.other_reader = t;
   }
+
+  // The recording: the access as it leaves this function, its value read after the checks above
+  // (a read of unwritten shared memory carries the poison put there).
+  if (log_) {
+    Logged logged;
+    logged.thread = std::uint32_t(t);
+    logged.write = write;
+    logged.shared = shared;
+    logged.address = address;
+    std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));
+    logged.level = level;
+    log_->push_back(logged);
+  }
 }
 
 // An element, as the kernel names it: data[i] counted from the start of the block's own row.
@@ -440,7 +479,9 @@ void Machine::report() {
 
 }  // namespace
 
-void access(bool write, const void* where) { machine->access(write, where); }
+void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level) {
+  machine->access(write, where, value, size, level);
+}
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->sync_threads(file, line);
@@ -448,8 +489,8 @@ void sync_threads(const char* file, int line) {
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
-                      const std::function<void(void*)>& poison) {
-  Machine m(threads, blocks, schedule, buffers, result_buffer, poison);
+                      const std::function<void(void*)>& poison, std::vector<Logged>* log) {
+  Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log);
   machine = &m;
   running = true;
   RunOutcome outcome = m.run(kernel);

@@ -20,19 +20,29 @@
 //  - the result: never written, or not the sum of the row (exact for integers, within the error
 //    bound of common/reference.hpp for floating point), or different from the first schedule's.
 //
+// It also records: record_accesses() runs one row in the in-order schedule and returns every load
+// and store in the form that traced.cuh's record() gives on the GPU (single_block::Access, with
+// values and dependency levels), with that run's findings. The programs of chapters 03 to 05 draw
+// their analysis from it, so what they print comes from the kernel the student wrote, with or
+// without a GPU; the GPU tests hold it against the recording made on the GPU.
+//
 // Use: include this header after every other header and just before the kernel headers: it ends
 // with a shim that turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...)
-// into host C++ for the emulator. It is test support: only CPU test programs include it.
+// into host C++ for the emulator. Only host-compiled sources include it: the CPU tests, and each
+// chapter's emulated.cpp, which the program calls.
 //
-//   #include "common/testing/emulator.hpp"
+//   #include "03_simple_kernel/single_block/emulator.hpp"
 //   #include "convergent.cuh"
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
+//   auto one = reduction::emulator::record_accesses(&ch04::convergent_kernel<Checked<int>>, row, threads);
+//   one.accesses: what each thread loaded and stored; one.findings: empty if the run was right.
 //
 // Left out: warp-level code (__syncwarp, shuffles, volatile), atomics, more than one dimension of
 // threads, and kernels that keep anything but Checked<V> elements in shared or global memory.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +52,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "03_simple_kernel/single_block/block_events.hpp"
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 
@@ -89,21 +100,34 @@ struct RunOutcome {
   std::vector<Finding> findings;
 };
 
+// One load or store of a buffer or of shared memory, as a recording run logs it: by address (the
+// template that knows the buffers turns it into a single_block::Access).
+struct Logged {
+  std::uint32_t thread = 0;
+  bool write = false, shared = false;
+  std::uintptr_t address = 0;
+  std::uint64_t value_bits = 0;
+  std::uint32_t level = 0;
+};
+
 // Runs `kernel` (the launch of every block: blockIdx tells it which) with `threads` threads per
 // block and `blocks` blocks, one block after another, under `schedule`. `poison` overwrites an
-// element about to be read that holds nothing valid (an unwritten shared element).
+// element about to be read that holds nothing valid (an unwritten shared element). `log`, if not
+// null, receives every access inside a row of a buffer or in shared memory, in the order they ran.
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
-                      const std::function<void(void*)>& poison);
+                      const std::function<void(void*)>& poison, std::vector<Logged>* log = nullptr);
 
-// Called by Checked<V> before each of its loads and stores; does nothing outside a run.
+// Called by Checked<V> before each of its loads and stores; does nothing outside a run. `value`
+// (`size` bytes) is what the access carries: for a load it is read after the checks, which may
+// have put poison there.
 extern bool running;
-void access(bool write, const void* where);
-inline void load(const void* where) {
-  if (running) access(false, where);
+void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
+inline void load(const void* where, const void* value, std::size_t size, std::uint32_t level) {
+  if (running) access(false, where, value, size, level);
 }
-inline void store(const void* where) {
-  if (running) access(true, where);
+inline void store(const void* where, const void* value, std::size_t size, std::uint32_t level) {
+  if (running) access(true, where, value, size, level);
 }
 
 // The shim's side: the running thread's indices, and the barrier.
@@ -121,34 +145,70 @@ template <typename V> std::string to_text(V v) {
   return std::to_string(v);
 }
 
+// A recording run's log as single_block::Access, in the form traced.cuh's record() gives: sorted by
+// thread (stable, so each thread's accesses stay in its order), the elements by index.
+inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& log, const void* data,
+                                                     const void* result, std::size_t element_size) {
+  using single_block::Array;
+  std::uintptr_t shared_base = ~std::uintptr_t(0);
+  for (const Logged& l : log)
+    if (l.shared) shared_base = std::min(shared_base, l.address);
+  const auto data_begin = reinterpret_cast<std::uintptr_t>(data),
+             result_begin = reinterpret_cast<std::uintptr_t>(result);
+  std::vector<single_block::Access> out;
+  for (const Logged& l : log) {
+    single_block::Access a{l.thread, l.write, Array::kData, 0, l.value_bits, l.level};
+    if (l.shared) {
+      a.array = Array::kPartial;
+      a.index = std::uint32_t((l.address - shared_base) / element_size);
+    } else if (l.address >= result_begin && l.address < result_begin + element_size) {
+      a.array = Array::kResult;
+    } else {
+      a.index = std::uint32_t((l.address - data_begin) / element_size);
+    }
+    out.push_back(a);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.thread < b.thread; });
+  return out;
+}
+
 }  // namespace detail
 
-// An element of type V that reports its loads and stores to the emulator:
+// An element of type V that reports its loads and stores to the emulator, and carries, as
+// reduction::Traced does on the GPU, its dependency level: the additions on the longest path from
+// the input to its value (the steps of the tree are told apart by it):
 //  - the copy constructor loads its source: reduction::Sum takes its operands by value, so
 //    `add(data[i], data[j])` loads data[i] and data[j];
 //  - the copy assignment loads its source and stores its target: `data[i] = ...`;
-//  - the addition adds the values (Sum's wrap-around for integers).
+//  - the addition adds the values (Sum's wrap-around for integers), one level deeper than its
+//    deeper operand.
 // A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
 // ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
 // (a static array under the shim) needs no constructor call.
 template <typename V>
 struct Checked {
   V value;
+  std::uint32_t level;
 
   Checked() = default;
-  explicit Checked(V v) : value(v) {}
+  explicit Checked(V v, std::uint32_t depth = 0) : value(v), level(depth) {}
   Checked(const Checked& other) {
-    detail::load(&other);
+    detail::load(&other, &other.value, sizeof(V), other.level);
     value = other.value;
+    level = other.level;
   }
   Checked& operator=(const Checked& other) {
-    detail::load(&other);
+    detail::load(&other, &other.value, sizeof(V), other.level);
     const V v = other.value;  // read before the store is reported: another thread may run between them
-    detail::store(this);
+    const std::uint32_t depth = other.level;
+    detail::store(this, &v, sizeof(V), depth);
     value = v;
+    level = depth;
     return *this;
   }
-  friend Checked operator+(Checked a, Checked b) { return Checked(Sum{}(a.value, b.value)); }
+  friend Checked operator+(Checked a, Checked b) {
+    return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
+  }
   Checked& operator+=(const Checked& other) { return *this = *this + other; }
 };
 
@@ -172,11 +232,13 @@ struct EmulatedRun {
   }
 };
 
-// Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as <<<rows, threads>>> on
-// `input` (rows of input.size() / rows elements, one after another) in every schedule, and checks
-// each row's result against its CPU reference.
+namespace detail {
+
+// emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
+// null, receives the accesses of the first schedule's run.
 template <typename V, typename Kernel>
-EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows = 1) {
+EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows,
+                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses) {
   using Element = Checked<V>;
   const std::size_t n = input.size() / rows;
   // Guards wide enough for any index a single-block kernel of these chapters computes
@@ -187,7 +249,7 @@ EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned thre
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
   std::vector<V> first;
   std::vector<bool> first_right;
-  for (Schedule schedule : kSchedules) {
+  for (Schedule schedule : schedules) {
     std::vector<Element> data(guard + input.size() + guard, Element(detail::poison_value<V>()));
     std::vector<Element> result(guard + rows + guard, Element(detail::poison_value<V>()));
     for (std::size_t i = 0; i < input.size(); ++i) data[guard + i] = Element(input[i]);
@@ -195,9 +257,13 @@ EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned thre
     Element* result_begin = result.data() + guard;
     const std::vector<detail::Buffer> buffers = {{"data", data_begin, input.size(), n, guard, sizeof(Element)},
                                                  {"result", result_begin, rows, 1, guard, sizeof(Element)}};
+    std::vector<detail::Logged> log;
+    const bool recording = accesses && run.schedules.empty();
     const detail::RunOutcome outcome = detail::run_kernel(
         [&] { kernel(data_begin, n, result_begin); }, threads, unsigned(rows), schedule, buffers, 1,
-        [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); });
+        [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
+        recording ? &log : nullptr);
+    if (recording) *accesses = detail::accesses_of(log, data_begin, result_begin, sizeof(Element));
     run.schedules.push_back(schedule);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
     std::vector<V> values;
@@ -239,6 +305,40 @@ EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned thre
     run.results.push_back(values);
   }
   return run;
+}
+
+}  // namespace detail
+
+// Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as <<<rows, threads>>> on
+// `input` (rows of input.size() / rows elements, one after another) in every schedule, and checks
+// each row's result against its CPU reference.
+template <typename V, typename Kernel>
+EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows = 1) {
+  return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
+}
+
+// The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
+std::string findings_text(const std::vector<Finding>& findings);
+
+// What one run of a kernel did, and what the emulator found in it.
+struct RecordedRun {
+  std::vector<single_block::Access> accesses;
+  std::vector<Finding> findings;  // empty: the run was right (result written and the row's sum,
+                                  // no race, no access out of bounds, every barrier reached)
+};
+
+// Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as <<<1, threads>>> on one
+// row, in the in-order schedule, and returns its accesses as traced.cuh's record() returns the
+// GPU's: each thread's in its own order, sorted by thread; the elements named by their index in the
+// row (data), in shared memory (partial, counted from the lowest shared address touched) or in the
+// result. A race is found in any order of the threads, so one schedule is enough to know whether
+// the kernel is right; the tests (emulator_checks.hpp) try every order. Accesses out of bounds are
+// not in the list: they are findings.
+template <typename V, typename Kernel>
+RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned threads) {
+  RecordedRun recorded;
+  recorded.findings = detail::emulate_in(kernel, row, threads, 1, {Schedule::kInOrder}, &recorded.accesses).findings;
+  return recorded;
 }
 
 }  // namespace reduction::emulator

@@ -1,0 +1,38 @@
+// Chapter 03's analysis, in words and figures: what the program prints beside the counts, which it
+// takes from the kernel itself (emulated.cpp runs it on the CPU). Nothing here restates the
+// kernel's steps: a second copy of the algorithm would be one more thing to keep in step, and in
+// the students' handout it would be the answer.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "thread_slots.hpp"
+
+namespace ch03 {
+
+// Who owns what, the first line of the trace.
+inline std::string layout(unsigned /*threads*/) { return "thread t owns data[2t]"; }
+
+// When a thread adds, as the table's heading says it.
+constexpr const char* kActivityPredicate =
+    "thread t adds in the step of `stride` if t % stride == 0 and its partner 2t + stride < n";
+
+// The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
+// that fills at least one warp: five steps with every one of the n/64 warps active, then half as
+// many in each step after.
+inline ClosedForm text_closed_form(std::size_t n) {
+  ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
+                  {},
+                  "n a power of two, at least 64",
+                  "it counts five steps with every warp\n  active, but there are six: at "
+                  "stride 32, thread 32w of every warp w is still active"};
+  if (n >= 64 && (n & (n - 1)) == 0) {
+    std::size_t warp_steps = 5 * (n / 64);
+    for (std::size_t warps = n / 128; warps >= 1; warps /= 2) warp_steps += warps;
+    form.thread_slots = 32 * warp_steps;
+  }
+  return form;
+}
+
+}  // namespace ch03

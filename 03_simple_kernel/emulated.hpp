@@ -1,0 +1,30 @@
+// Chapter 03's kernel run on the CPU (emulated.cpp): the program's analysis (the counts, and the
+// trace where there is no GPU to record on) and the tests' expectations are computed from what it
+// returns, so everything the program says about the kernel comes from the kernel's own source:
+// the solution's, or in exercise mode the student's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "03_simple_kernel/single_block/block_events.hpp"
+
+namespace ch03 {
+
+// Runs simple_kernel on one row on the CPU emulator (03_simple_kernel/single_block/emulator.hpp), in a block of
+// threads_for(n) threads, threads in order, and returns every load and store it made, as
+// traced.cuh's record() returns them from the GPU. `findings` receives what the run found, one
+// line per kind ("result_not_written: ..."): empty if the kernel was right, and if not, the
+// accesses are those of a wrong kernel and must not be shown as the lesson.
+template <typename T>
+std::vector<reduction::single_block::Access> emulate_accesses(const std::vector<T>& row, std::string* findings);
+
+// The element types of the programs, compiled once in emulated.cpp.
+extern template std::vector<reduction::single_block::Access> emulate_accesses(const std::vector<std::int32_t>&,
+                                                                            std::string*);
+extern template std::vector<reduction::single_block::Access> emulate_accesses(const std::vector<float>&, std::string*);
+extern template std::vector<reduction::single_block::Access> emulate_accesses(const std::vector<double>&,
+                                                                            std::string*);
+
+}  // namespace ch03

@@ -1,0 +1,33 @@
+// Chapter 04's analysis, in words and figures: what the program prints beside the counts, which it
+// takes from the kernel itself (emulated.cpp runs it on the CPU). Nothing here restates the
+// kernel's steps (see chapter 03's analysis.hpp for why).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../03_simple_kernel/thread_slots.hpp"  // ClosedForm
+
+namespace ch04 {
+
+// Who owns what, the first line of the trace.
+inline std::string layout(unsigned /*threads*/) { return "thread t owns data[t]"; }
+
+// When a thread adds, as the table's heading says it.
+constexpr const char* kActivityPredicate =
+    "thread t adds in the step of `stride` if t < stride and its partner t + stride < n";
+
+// The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
+// that fills at least one warp: the n/64 warps of the first step, half as many in each step after,
+// down to one warp, which then stays active for the last five steps (strides 16 to 1).
+inline ch03::ClosedForm text_closed_form(std::size_t n) {
+  ch03::ClosedForm form{"(N/64 + N/128 + N/256 + ... + 1 + 5) * 32", {}, "n a power of two, at least 64", ""};
+  if (n >= 64 && (n & (n - 1)) == 0) {
+    std::size_t warp_steps = 5;
+    for (std::size_t warps = n / 64; warps >= 1; warps /= 2) warp_steps += warps;
+    form.thread_slots = 32 * warp_steps;
+  }
+  return form;
+}
+
+}  // namespace ch04

@@ -1,0 +1,34 @@
+// Chapter 05's analysis, in words and figures: what the program prints from the counts, which it
+// takes from the kernel itself (emulated.cpp runs it on the CPU). Nothing here restates the
+// kernel's steps (see chapter 03's analysis.hpp for why).
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "03_simple_kernel/single_block/block_model.hpp"
+
+namespace ch05 {
+
+namespace sb = reduction::single_block;
+
+// Who owns what, the first line of the trace.
+inline std::string layout(unsigned threads) {
+  return "thread t adds data[t] and data[t + " + std::to_string(threads) + "] into partial[t], in shared memory";
+}
+
+// The program's analysis: shared memory in use, and global memory read once.
+inline void print_analysis(std::ostream& text, const sb::BlockCounts& counts, const char* type) {
+  const std::size_t n = counts.n;
+  text << "shared     " << counts.threads * counts.element_bytes << " bytes of partial sums in use, of the "
+       << sb::kMaxThreads * counts.element_bytes << " the kernel declares\n\n";
+  sb::print_memory(text, counts, type);
+  text << "  Every load is in the first step; the other " << sb::tree_steps(counts) - 1
+       << " steps work in shared memory, and the one store\n"
+       << "  is the result. Chapter 04's kernel, for the same n, loads two elements and stores one for each\n"
+       << "  of the n - 1 additions, then loads the total: 2n - 1 = " << 2 * n - 1 << " reads and n = " << n
+       << " writes.\n";
+}
+
+}  // namespace ch05
