@@ -44,12 +44,14 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo: a missing barrier fails in every run on
       for (std::int32_t& x : inputs.back()) x = (x < 0 ? -x : x) + 1;
       sums.push_back(reduction::reference_sum(inputs.back().data(), n).value);
     }
-    // The second half of the warps late, then every warp but warp 0. Warp 0 holds thread 0, which
-    // writes the result: it runs ahead while the warps whose stores it needs are held back. (Every
-    // odd warp late, as this test once did, misses a bug whose only race is between warps w and
-    // w + 16, both late or both on time: chapter 05's barrier_after_add at n = 2048 passed there.)
+    // The second half of the warps late: warp 0, whose thread 0 writes the result, runs ahead of
+    // the warps whose stores the tree's first steps read. Two other choices failed on an H100:
+    // every odd warp late missed a bug whose only race is between warps w and w + 16, both late or
+    // both on time (chapter 05's barrier_after_add at n = 2048: 0 runs of 100 wrong), and every
+    // warp but warp 0 late let a missing barrier give the right sum in 1 or 2 runs of 100 (with
+    // waits of 10^5 and of 10^6 cycles; why, we have not found out).
     const std::uint32_t all = std::uint32_t((1ull << warps) - 1);
-    for (const std::uint32_t late : {all & ~std::uint32_t((1ull << (warps / 2)) - 1), all & ~1u}) {
+    for (const std::uint32_t late : {all & ~std::uint32_t((1ull << (warps / 2)) - 1)}) {
       INFO("n = " << n << ", late warps (bit w: warp w) 0x" << std::hex << late);
       CHECK(reduction::wrong_runs(&REDUCTION_ZOO_SOLUTION(Delayed<std::int32_t>), inputs, sums, threads, late) == 0);
       int tested = 0;

@@ -24,9 +24,8 @@ namespace delayed {
 static __device__ std::uint32_t late_warps;
 // About half a millisecond (10^6 cycles at 2 GHz): far longer than the other warps take for a
 // whole 2048-element tree. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
-// a sleep between 0 and 2t). With 50 sleeps of 1 us, and then with 10^5 cycles, a missing barrier
-// still gave the right sum in about 1 run of 300 on an H100 (every warp but warp 0 late); why, we
-// have not found out. The wait is now ten times longer, and the zoo test's elements positive.
+// a sleep between 0 and 2t). Which warps are late matters more than how long: see the zoo test
+// (03_simple_kernel/single_block/zoo_delayed_warps.cu).
 constexpr long long kDelayCycles = 1000000;
 }  // namespace delayed
 
