@@ -1,12 +1,14 @@
 // The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
 #include "03_simple_kernel/single_block/emulator.hpp"
 
+#include <link.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <new>
+#include <tuple>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,6 +69,10 @@ namespace detail {
 bool running = false;
 Dim3 thread_idx, block_idx, block_dim, grid_dim;
 
+std::string schedule_text(Schedule schedule, bool blocks_reversed) {
+  return std::string(schedule_name(schedule)) + (blocks_reversed ? ", blocks last to first" : "");
+}
+
 namespace {
 
 constexpr unsigned kWarpSize = 32;
@@ -95,17 +101,49 @@ struct Fiber {
   int barrier_line = 0;
 };
 
-// Who touched an element in the current step: its writer and up to two distinct readers (two are
-// enough to know whether a thread other than any given one has read it).
+// Who touched an element in the current step: its writer and up to two distinct readers and
+// atomic adders (two are enough to know whether a thread other than any given one has read it).
 struct Touches {
   std::uint64_t step = ~std::uint64_t(0);  // the step (numbered over the whole run) these are of
-  int writer = -1, reader = -1, other_reader = -1;
+  int writer = -1, reader = -1, other_reader = -1, atomic = -1, other_atomic = -1;
 };
+
+// Which blocks touched a global element over the whole run, up to two of each kind: the blocks
+// run in no order a kernel may count on, and no barrier spans them, so two blocks may share an
+// element only by reading it or by atomics.
+struct BlockTouches {
+  int writers[2] = {-1, -1}, readers[2] = {-1, -1}, atomics[2] = {-1, -1};
+};
+
+// Adds `block` to a pair of distinct ids; returns a member of the pair other than `block`, or -1.
+int other_than(const int (&ids)[2], int block) { return ids[0] != block ? ids[0] : ids[1]; }
+void add_to(int (&ids)[2], int block) {
+  if (ids[0] < 0) ids[0] = block;
+  else if (ids[0] != block && ids[1] < 0) ids[1] = block;
+}
+
+// The calling thread's block of the program's own thread_local variables, where the shim puts
+// __shared__ arrays: [begin, end).
+std::pair<std::uintptr_t, std::uintptr_t> thread_local_block() {
+  std::pair<std::uintptr_t, std::uintptr_t> range{0, 0};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        auto& r = *static_cast<std::pair<std::uintptr_t, std::uintptr_t>*>(out);
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
+            r.first = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+            r.second = r.first + info->dlpi_phdr[i].p_memsz;
+          }
+        return 1;  // the first object is the program itself
+      },
+      &range);
+  return range;
+}
 
 // A finding as it happened, put in words at the end of the run.
 struct Event {
-  int thread = -1, other = -1;  // other: the second thread of a race
-  bool write = false, other_wrote = false;
+  int thread = -1, other = -1;  // other: the second thread of a race, or block if other_is_block
+  bool write = false, other_wrote = false, atomic = false, other_atomic = false, other_is_block = false;
   unsigned block = 0, step = 0;
   std::uintptr_t address = 0;
   std::string text;  // for barriers: already in words
@@ -139,9 +177,12 @@ const StackRegion& stacks_for(unsigned threads) {
 class Machine {
  public:
   Machine(unsigned threads, unsigned blocks, Schedule schedule, const std::vector<Buffer>& buffers,
-          std::size_t result_buffer, const std::function<void(void*)>& poison, std::vector<Logged>* log)
-      : threads_(threads), blocks_(blocks), schedule_(schedule), buffers_(buffers), result_buffer_(result_buffer),
-        poison_(poison), log_(log), fibers_(threads) {
+          std::size_t result_buffer, const std::function<void(void*)>& poison, std::vector<Logged>* log,
+          bool blocks_reversed, DynamicShared dynamic)
+      : threads_(threads), blocks_(blocks), schedule_(schedule), blocks_reversed_(blocks_reversed),
+        buffers_(buffers), result_buffer_(result_buffer), poison_(poison), log_(log), dynamic_(dynamic),
+        fibers_(threads) {
+    std::tie(tls_begin_, tls_end_) = thread_local_block();
     const StackRegion& stacks = stacks_for(threads);
     region_ = stacks.base;
     slot_bytes_ = stacks.slot_bytes;
@@ -162,12 +203,13 @@ class Machine {
     block_dim = {threads_, 1, 1};
     grid_dim = {blocks_, 1, 1};
     outcome_.finished = true;
-    for (unsigned b = 0; b < blocks_ && outcome_.finished; ++b) run_block(b);
+    for (unsigned i = 0; i < blocks_ && outcome_.finished; ++i) run_block(blocks_reversed_ ? blocks_ - 1 - i : i);
     report();
     return outcome_;
   }
 
-  void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
+  void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level,
+              bool atomic = false);
   void sync_threads(const char* file, int line);
 
  private:
@@ -182,10 +224,14 @@ class Machine {
 
   unsigned threads_, blocks_;
   Schedule schedule_;
+  bool blocks_reversed_;
   const std::vector<Buffer>& buffers_;
   std::size_t result_buffer_;
   const std::function<void(void*)>& poison_;
   std::vector<Logged>* log_;  // null: not recording
+  DynamicShared dynamic_;
+  std::uintptr_t tls_begin_ = 0, tls_end_ = 0;  // the program's thread_local variables
+  std::unordered_map<std::uintptr_t, BlockTouches> block_touches_;  // global elements, over the run
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
   char* region_ = nullptr;
@@ -285,6 +331,9 @@ void Machine::run_block(unsigned b) {
   block_idx = {b, 0, 0};
   ++run_step_;  // a block's first step is not its predecessor's last: the blocks run one after another
   shared_written_.clear();
+  // A block's dynamic shared memory holds whatever the previous block left, or anything: poison
+  // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
+  if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
   for (Fiber& f : fibers_) f.started = f.returned = f.waiting = false;
   for (step_ = 0;; ++step_, ++run_step_) {
     if (schedule_ == Schedule::kInterleaved) {
@@ -342,7 +391,8 @@ void Machine::record(FindingKind kind, const Event& event) {
   if (counts_[std::size_t(kind)]++ == 0) first_.push_back({kind, event});
 }
 
-void Machine::access(bool write, const void* where_ptr, const void* value, std::size_t size, std::uint32_t level) {
+void Machine::access(bool write, const void* where_ptr, const void* value, std::size_t size, std::uint32_t level,
+                     bool atomic) {
   if (current_ < 0) return;  // the scheduler's own copies
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
@@ -352,6 +402,7 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   Event event;
   event.thread = t;
   event.write = write;
+  event.atomic = atomic;
   event.block = block_;
   event.step = step_;
   event.address = address;
@@ -366,21 +417,29 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     if (address < low || address >= high) continue;
     shared = false;
     const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size);
-    const auto row_begin = std::intptr_t(block_ * buffer.row_length);
-    if (index < row_begin || index >= row_begin + std::intptr_t(buffer.row_length)) {
+    const auto row_begin = buffer.whole_grid ? 0 : std::intptr_t(block_ * buffer.row_length);
+    const auto row_length = std::intptr_t(buffer.whole_grid ? buffer.count : buffer.row_length);
+    if (index < row_begin || index >= row_begin + row_length) {
       record(FindingKind::kOutOfBounds, event);
       return;  // an element outside the row is not checked further
     }
     if (write && i == result_buffer_) outcome_.result_written[std::size_t(index)] = true;
   }
+  const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
+  if (shared && address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
+      address + size > dynamic_begin + dynamic_.bytes) {
+    record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
+    return;
+  }
   if (shared && (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
-                 address >= reinterpret_cast<std::uintptr_t>(_end))) {
+                 address >= reinterpret_cast<std::uintptr_t>(_end)) &&
+      (address < tls_begin_ || address >= tls_end_)) {
     record(FindingKind::kOutOfBounds, event);  // neither a buffer, nor its guards, nor shared memory
     return;
   }
   if (shared) {
     lowest_shared_ = std::min(lowest_shared_, address);
-    if (write) {
+    if (write && !atomic) {
       shared_written_.insert(address);
     } else if (!shared_written_.count(address)) {
       record(FindingKind::kUninitializedRead, event);
@@ -391,26 +450,62 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   // The race check: in one step, one thread's write and another's read or write of an element.
   Touches& touches = touches_[address];
   if (touches.step != run_step_) touches = Touches{run_step_};
+  // Two atomics never race: each is one indivisible read-add-write.
   const int other_reader = touches.reader != t ? touches.reader : touches.other_reader;
+  const int other_atomic = touches.atomic != t ? touches.atomic : touches.other_atomic;
   int other = -1;
-  bool other_wrote = false;
+  bool other_wrote = false, other_was_atomic = false;
   if (touches.writer >= 0 && touches.writer != t) {
     other = touches.writer;
     other_wrote = true;
   } else if (write && other_reader >= 0) {
     other = other_reader;
+  } else if (!atomic && other_atomic >= 0) {
+    other = other_atomic;
+    other_was_atomic = true;
   }
   if (other >= 0) {
     event.other = other;
     event.other_wrote = other_wrote;
+    event.other_atomic = other_was_atomic;
     record(FindingKind::kRace, event);
   }
-  if (write) {
+  if (atomic) {
+    if (touches.atomic < 0) touches.atomic = t;
+    else if (touches.atomic != t && touches.other_atomic < 0) touches.other_atomic = t;
+  } else if (write) {
     touches.writer = t;
   } else if (touches.reader < 0) {
     touches.reader = t;
   } else if (touches.reader != t && touches.other_reader < 0) {
     touches.other_reader = t;
+  }
+
+  // The same between blocks, for global elements, over the whole run: a block's accesses are in no
+  // order with another's, whatever step each is in. Reads share; atomics share with atomics.
+  if (!shared && blocks_ > 1) {
+    BlockTouches& blocks = block_touches_[address];
+    const int b = int(block_);
+    int other_block = -1;
+    bool block_wrote = false, block_atomic = false;
+    if (const int w = other_than(blocks.writers, b); w >= 0) {  // another block's plain write
+      other_block = w;
+      block_wrote = true;
+    } else if (!atomic && other_than(blocks.atomics, b) >= 0) {  // a plain access after another block's atomic
+      other_block = other_than(blocks.atomics, b);
+      block_atomic = true;
+    } else if (write && other_than(blocks.readers, b) >= 0) {  // a write or an atomic after another block's read
+      other_block = other_than(blocks.readers, b);
+    }
+    if (other_block >= 0) {
+      Event cross = event;
+      cross.other = other_block;
+      cross.other_wrote = block_wrote;
+      cross.other_atomic = block_atomic;
+      cross.other_is_block = true;
+      record(FindingKind::kRace, cross);
+    }
+    add_to(atomic ? blocks.atomics : write ? blocks.writers : blocks.readers, b);
   }
 
   // The recording: the access as it leaves this function, its value read after the checks above
@@ -419,6 +514,7 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     Logged logged;
     logged.thread = std::uint32_t(t);
     logged.write = write;
+    logged.atomic = atomic;
     logged.shared = shared;
     logged.address = address;
     std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));
@@ -442,8 +538,13 @@ std::string Machine::where(std::uintptr_t address, unsigned block) const {
               " (" + std::string(buffer.name) + "[0, " + std::to_string(buffer.row_length) + "))";
     return text;
   }
-  if (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
-      address >= reinterpret_cast<std::uintptr_t>(_end))
+  const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
+  if (address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity)
+    return "byte " + std::to_string(address - dynamic_begin) + " of dynamic shared memory (extern __shared__), of " +
+           std::to_string(dynamic_.bytes) + " the launch gave";
+  if ((address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
+       address >= reinterpret_cast<std::uintptr_t>(_end)) &&
+      (address < tls_begin_ || address >= tls_end_))
     return "an address in no buffer and not in shared memory";
   return "shared element " + std::to_string((address - lowest_shared_) / buffers_[0].element_size) +
          " (counted from the lowest shared element touched)";
@@ -457,11 +558,20 @@ void Machine::report() {
                                          : "after barrier " + std::to_string(e.step)) +
                             ": thread " + std::to_string(e.thread);
     switch (kind) {
-      case FindingKind::kRace:
-        text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block) + ", which thread " +
-               std::to_string(e.other) + (e.other_wrote ? " writes" : " reads") +
-               " in the same step: no barrier orders the two";
+      case FindingKind::kRace: {
+        const auto did = [](bool atomic, bool wrote) {
+          return std::string(atomic ? " adds to atomically" : wrote ? " writes" : " reads");
+        };
+        text = who + did(e.atomic, e.write) + " " + where(e.address, e.block) + ", which ";
+        if (e.other_is_block)
+          text += "block " + std::to_string(e.other) + did(e.other_atomic, e.other_wrote) +
+                  ": no barrier orders two blocks, so they may share a global element only by reading it or "
+                  "by atomics";
+        else
+          text += "thread " + std::to_string(e.other) + did(e.other_atomic, e.other_wrote) +
+                  " in the same step: no barrier orders the two";
         break;
+      }
       case FindingKind::kOutOfBounds:
         text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block);
         break;
@@ -473,7 +583,7 @@ void Machine::report() {
     }
     const std::size_t count = counts_[std::size_t(kind)];
     if (count > 1) text += " (" + std::to_string(count) + " such accesses in this run)";
-    outcome_.findings.push_back({kind, schedule_name(schedule_), text});
+    outcome_.findings.push_back({kind, schedule_text(schedule_, blocks_reversed_), text});
   }
 }
 
@@ -482,6 +592,9 @@ void Machine::report() {
 void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level) {
   machine->access(write, where, value, size, level);
 }
+void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level) {
+  machine->access(true, where, value, size, level, true);
+}
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->sync_threads(file, line);
@@ -489,8 +602,9 @@ void sync_threads(const char* file, int line) {
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
-                      const std::function<void(void*)>& poison, std::vector<Logged>* log) {
-  Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log);
+                      const std::function<void(void*)>& poison, std::vector<Logged>* log, bool blocks_reversed,
+                      DynamicShared dynamic) {
+  Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log, blocks_reversed, dynamic);
   machine = &m;
   running = true;
   RunOutcome outcome = m.run(kernel);

@@ -38,8 +38,16 @@
 //   auto one = reduction::emulator::record_accesses(&ch04::convergent_kernel<Checked<int>>, row, threads);
 //   one.accesses: what each thread loaded and stored; one.findings: empty if the run was right.
 //
-// Left out: warp-level code (__syncwarp, shuffles, volatile), atomics, more than one dimension of
-// threads, and kernels that keep anything but Checked<V> elements in shared or global memory.
+// Grids (chapters 06 and 07): emulate_grid() launches <<<blocks, threads, shared_bytes>>> on one
+// input with one result, the blocks one after another (a legal order on a GPU: no block may wait
+// for another), first to last and last to first. Global elements that two blocks touch must be
+// touched by atomics only, or only read: anything else is a race, whichever steps the two accesses
+// fall in. `extern __shared__` arrays are the `shared_bytes` bytes the launch names, unwritten at
+// each block's start; atomicAdd is one read-add-write that no other thread can come between.
+//
+// Left out: warp-level code (__syncwarp, shuffles, volatile), atomics other than atomicAdd, more
+// than one dimension of threads, and kernels that keep anything but Checked<V> elements in shared
+// or global memory.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +56,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -91,6 +100,14 @@ struct Buffer {
   const char* name;
   const void* begin;
   std::size_t count, row_length, guard, element_size;
+  bool whole_grid = false;  // true: every block may touch every element (a grid's input), not only its row
+};
+
+// The memory a kernel's `extern __shared__` array names (REDUCTION_EMULATOR_DYNAMIC_SHARED below
+// defines it): `capacity` bytes from `begin`, of which a launch gives each block `bytes`.
+struct DynamicShared {
+  unsigned char* begin = nullptr;
+  std::size_t capacity = 0, bytes = 0;
 };
 
 // The outcome of one run of the kernel under one schedule (emulator.cpp runs it).
@@ -104,7 +121,7 @@ struct RunOutcome {
 // template that knows the buffers turns it into a single_block::Access).
 struct Logged {
   std::uint32_t thread = 0;
-  bool write = false, shared = false;
+  bool write = false, shared = false, atomic = false;  // atomic: an atomicAdd, logged as a write
   std::uintptr_t address = 0;
   std::uint64_t value_bits = 0;
   std::uint32_t level = 0;
@@ -114,9 +131,14 @@ struct Logged {
 // block and `blocks` blocks, one block after another, under `schedule`. `poison` overwrites an
 // element about to be read that holds nothing valid (an unwritten shared element). `log`, if not
 // null, receives every access inside a row of a buffer or in shared memory, in the order they ran.
+// `blocks_reversed`: the last block first. `dynamic`: the memory of `extern __shared__` arrays.
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
-                      const std::function<void(void*)>& poison, std::vector<Logged>* log = nullptr);
+                      const std::function<void(void*)>& poison, std::vector<Logged>* log = nullptr,
+                      bool blocks_reversed = false, DynamicShared dynamic = {});
+
+// A schedule's name as the findings give it: the threads' order, and the blocks' if reversed.
+std::string schedule_text(Schedule schedule, bool blocks_reversed);
 
 // Called by Checked<V> before each of its loads and stores; does nothing outside a run. `value`
 // (`size` bytes) is what the access carries: for a load it is read after the checks, which may
@@ -129,6 +151,9 @@ inline void load(const void* where, const void* value, std::size_t size, std::ui
 inline void store(const void* where, const void* value, std::size_t size, std::uint32_t level) {
   if (running) access(true, where, value, size, level);
 }
+// Called by atomicAdd before its read-add-write: checked and logged as one atomic access, which
+// races with no other atomic access (no thread can come between its read and its write).
+void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level);
 
 // The shim's side: the running thread's indices, and the barrier.
 extern Dim3 thread_idx, block_idx, block_dim, grid_dim;
@@ -212,10 +237,26 @@ struct Checked {
   Checked& operator+=(const Checked& other) { return *this = *this + other; }
 };
 
+namespace detail {
+// atomicAdd on an element: reported once as an atomic access, then read, added to and written with
+// nothing in between (the fibers switch only inside the emulator's calls). Returns the old value,
+// as CUDA's atomicAdd does.
+template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
+  if (running) atomic_access(address, &address->value, sizeof(V), address->level);
+  Checked<V> old;  // a copy on the thread's own stack: not a memory access
+  old.value = address->value;
+  old.level = address->level;
+  address->value = Sum{}(old.value, value.value);
+  address->level = std::max(old.level, value.level) + 1;
+  return old;
+}
+}  // namespace detail
+
 // The outcome of emulate(): each schedule's results (one per row) and every finding.
 template <typename V>
 struct EmulatedRun {
   std::vector<Schedule> schedules;
+  std::vector<bool> blocks_reversed;    // per schedule: whether the last block ran first
   std::vector<std::vector<V>> results;  // per schedule, per row (empty for a run that stopped)
   std::vector<Finding> findings;        // empty: right in every schedule
 
@@ -236,9 +277,18 @@ namespace detail {
 
 // emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
 // null, receives the accesses of the first schedule's run.
+// A grid launch (emulate_grid): `blocks` blocks on one input with one result, which starts at the
+// identity; its tolerance counts `depth` rounded additions.
+struct GridLaunch {
+  unsigned blocks = 1;
+  DynamicShared dynamic;
+  std::size_t depth = 0;
+};
+
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows,
-                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses) {
+                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses,
+                          const GridLaunch* grid = nullptr) {
   using Element = Checked<V>;
   const std::size_t n = input.size() / rows;
   // Guards wide enough for any index a single-block kernel of these chapters computes
@@ -249,22 +299,29 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
   std::vector<V> first;
   std::vector<bool> first_right;
-  for (Schedule schedule : schedules) {
+  // A grid runs every order of the threads twice: its blocks first to last, then last to first.
+  for (std::size_t pass = 0; pass < (grid ? 2 * schedules.size() : schedules.size()); ++pass) {
+    const Schedule schedule = schedules[pass % schedules.size()];
+    const bool blocks_reversed = pass >= schedules.size();
     std::vector<Element> data(guard + input.size() + guard, Element(detail::poison_value<V>()));
     std::vector<Element> result(guard + rows + guard, Element(detail::poison_value<V>()));
     for (std::size_t i = 0; i < input.size(); ++i) data[guard + i] = Element(input[i]);
     Element* data_begin = data.data() + guard;
     Element* result_begin = result.data() + guard;
-    const std::vector<detail::Buffer> buffers = {{"data", data_begin, input.size(), n, guard, sizeof(Element)},
-                                                 {"result", result_begin, rows, 1, guard, sizeof(Element)}};
+    // A grid's blocks add into the result with atomics: its launcher sets it to the identity first.
+    if (grid) result_begin[0] = Element(Sum::identity<V>());
+    const std::vector<detail::Buffer> buffers = {
+        {"data", data_begin, input.size(), n, guard, sizeof(Element), grid != nullptr},
+        {"result", result_begin, rows, 1, guard, sizeof(Element), grid != nullptr}};
     std::vector<detail::Logged> log;
     const bool recording = accesses && run.schedules.empty();
     const detail::RunOutcome outcome = detail::run_kernel(
-        [&] { kernel(data_begin, n, result_begin); }, threads, unsigned(rows), schedule, buffers, 1,
-        [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
-        recording ? &log : nullptr);
+        [&] { kernel(data_begin, n, result_begin); }, threads, grid ? grid->blocks : unsigned(rows), schedule,
+        buffers, 1, [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
+        recording ? &log : nullptr, blocks_reversed, grid ? grid->dynamic : detail::DynamicShared{});
     if (recording) *accesses = detail::accesses_of(log, data_begin, result_begin, sizeof(Element));
     run.schedules.push_back(schedule);
+    run.blocks_reversed.push_back(blocks_reversed);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
     std::vector<V> values;
     if (outcome.finished) {
@@ -273,17 +330,24 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
       std::string first_wrong, first_unwritten;
       for (std::size_t row = 0; row < rows; ++row) {
         if (!outcome.result_written[row]) {
-          if (unwritten++ == 0) first_unwritten = "no thread of block " + std::to_string(row) + " stored result[" +
-                                                  std::to_string(row) + "]";
+          if (unwritten++ == 0)
+            first_unwritten = grid ? "no thread of any block stored or added to result[0]"
+                                   : "no thread of block " + std::to_string(row) + " stored result[" +
+                                         std::to_string(row) + "]";
           continue;
         }
         const Reference<V> ref = reference_sum(input.data() + row * n, n);
-        const long double tol = tolerance(ref, ceil_log2(n));  // the tree's depth: ceil(log2 n) additions
+        // One block's tree: ceil(log2 n) additions; a grid's: what its chapter's depth() says.
+        const long double tol = tolerance(ref, grid ? grid->depth : ceil_log2(n));
         std::string why;
         if (!matches(values[row], ref, tol))
           why = "is not the sum of the row: its reference is " + detail::to_text(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
-        else if (!first.empty() && first_right[row] && std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
+        // Not for a grid: its atomics add the blocks' partials in the order the blocks run, so
+        // floating-point sums differ by rounding from one order to another (integers are exact,
+        // so the check against the reference above already holds them to the same value).
+        else if (!grid && !first.empty() && first_right[row] &&
+                 std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
           why = "differs from schedule " + std::string(schedule_name(run.schedules.front())) + "'s " +
                 detail::to_text(first[row]) + ": the same kernel on the same input must add in the same order";
         if (first.empty()) first_right.push_back(why.empty());
@@ -291,7 +355,7 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         detail::to_text(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_name(schedule);
+      const std::string name = schedule_text(schedule, blocks_reversed);
       if (unwritten)
         run.findings.push_back({FindingKind::kResultNotWritten, name,
                                 first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
@@ -315,6 +379,24 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows = 1) {
   return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
+}
+
+// Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as
+// <<<blocks, threads, shared_bytes>>> on `input`, with one result that starts at the identity (as
+// the chapters' launchers clear it), in every order of the threads, the blocks first to last and
+// then last to first; checks the result against the CPU reference within `depth` rounded
+// additions (the chapter's depth()). `dynamic` is the array that REDUCTION_EMULATOR_DYNAMIC_SHARED
+// defined for the kernel's `extern __shared__` declaration, and `shared_bytes` at most its size.
+template <typename V, typename Kernel, std::size_t kCapacity>
+EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
+                            std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
+  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
+  detail::GridLaunch grid;
+  grid.blocks = blocks;
+  grid.dynamic = {dynamic, kCapacity, shared_bytes};
+  grid.depth = depth;
+  return detail::emulate_in(kernel, input, threads, 1, {std::begin(kSchedules), std::end(kSchedules)}, nullptr,
+                            &grid);
 }
 
 // The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
@@ -343,15 +425,36 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 
 }  // namespace reduction::emulator
 
-// The shim: the CUDA that the kernels of chapters 03 to 05 use, as host C++ for the emulator.
-// __shared__ becomes static: one array for the block, which the blocks use one after another.
+// The memory of a kernel's `extern __shared__ unsigned char shared_bytes[]`: a block-scope extern
+// declaration names a variable of the enclosing namespace, so the CPU test of the chapter defines
+// it there, `REDUCTION_EMULATOR_DYNAMIC_SHARED(ch06)`, and hands it to emulate_grid(). 48 KiB: what
+// a block may have without opting in on a GPU.
+#define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns) \
+  namespace ns {                                \
+  alignas(16) thread_local unsigned char shared_bytes[48 * 1024]; \
+  }
+
+// The shim: the CUDA that the kernels of chapters 03 to 07 use, as host C++ for the emulator.
+// __shared__ becomes thread_local: one array for the block (all fibers run on one OS thread), which
+// the blocks use one after another. Not static: `extern static` is no C++, `extern thread_local`
+// is, and a block-scope thread_local array is static all the same. __align__ becomes nothing: the
+// definition above carries the alignment.
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static
+#define __shared__ thread_local
+#define __align__(n)
 #define threadIdx (::reduction::emulator::detail::thread_idx)
 #define blockIdx (::reduction::emulator::detail::block_idx)
 #define blockDim (::reduction::emulator::detail::block_dim)
 #define gridDim (::reduction::emulator::detail::grid_dim)
 #define __syncthreads() ::reduction::emulator::detail::sync_threads(__FILE__, __LINE__)
+
+// atomicAdd on an element of global or shared memory: an atomic read-add-write, checked as one
+// (emulator.cpp); returns the old value.
+template <typename V>
+inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
+                                                 reduction::emulator::Checked<V> value) {
+  return reduction::emulator::detail::atomic_add(address, value);
+}

@@ -35,6 +35,28 @@ bool check_solution(const char* chapter, Kernel kernel, std::size_t n, std::size
   return run.findings.empty();
 }
 
+// The sizes and blocks a grid's solution (chapters 06 and 07) is checked at: one element, either
+// side of a warp, one block's segment and more, a partial last block; blocks of one and two warps,
+// so that n = 5000 takes 79 or 40 blocks (each run a few milliseconds).
+inline const std::vector<std::size_t> kGridSizes = {1, 2, 31, 32, 33, 1000, 2047, 2048, 5000};
+inline const std::vector<unsigned> kGridBlocks = {32, 64};
+
+// `kernel` (a grid kernel for Checked<V>) launched as <<<blocks, threads, threads x sizeof(Checked<V>)>>>
+// on a fresh input of n elements: the sum within `depth` rounded additions in every schedule (the
+// threads' four orders, the blocks first to last and last to first), and no finding. Returns
+// whether it was right, so that a caller can stop at the first size that fails.
+template <typename V, typename Kernel, std::size_t kCapacity>
+bool check_grid_solution(const char* chapter, Kernel kernel, std::size_t n, std::size_t blocks, unsigned threads,
+                         std::size_t depth, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
+  const auto input = generate_input<V>(n, seed);
+  const auto run = emulate_grid(kernel, input, unsigned(blocks), threads, threads * sizeof(Checked<V>), depth, dynamic);
+  INFO(chapter << "'s kernel, checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n
+               << ", " << blocks << " blocks of " << threads << " threads, seed " << seed << "\n" << run.describe());
+  CHECK(run.schedules.size() == 2 * std::size(kSchedules));
+  CHECK(run.findings.empty());
+  return run.findings.empty();
+}
+
 // The kinds of finding that a zoo.txt `caught:` line asks of the emulator: "emulator:race" gives
 // {"race"}, "emulator:race,wrong_value" both; "emulator" alone, any finding (empty list).
 inline std::vector<std::string> expected_kinds(const std::string& detectors) {

@@ -2,15 +2,22 @@
 // input, and one atomic addition per block to join their partial sums.
 #pragma once
 
+// Not under the CPU emulator, which compiles the kernel alone with g++ (emulator.hpp).
+#ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
+#endif
 
 #include <cstddef>
 #include <vector>
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime and the registry: for the launcher only
 #include "common/cuda_check.cuh"
+#endif
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+#ifndef REDUCTION_EMULATOR
 #include "common/variants.cuh"
+#endif
 
 namespace ch06 {
 
@@ -71,6 +78,9 @@ inline std::size_t depth(std::size_t n, int block) {
   return reduction::ceil_log2(2 * std::size_t(block)) + block_count(n, block) - 1;
 }
 
+// The launcher and the registry need the CUDA runtime: the CPU emulator compiles the kernel alone
+// (with REDUCTION_EMULATOR defined), nvcc everything.
+#ifndef REDUCTION_EMULATOR
 // Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
 // identity: zero, all bits clear for int, float and double alike. Clearing it here, on the same
 // stream, makes the clearing part of every launch and of its measured time.
@@ -88,6 +98,7 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {{"hierarchical", "each block reduces its segment of 2 x block elements; atomicAdd joins the blocks",
            launch<T>, depth, false}};
 }
+#endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it

@@ -2,17 +2,24 @@
 // tree runs, so fewer blocks share the work and less of it is tree.
 #pragma once
 
+// Not under the CPU emulator, which compiles the kernel alone with g++ (emulator.hpp).
+#ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
+#endif
 
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime and the registry: for the launcher only
 #include "common/cuda_check.cuh"
+#endif
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+#ifndef REDUCTION_EMULATOR
 #include "common/variants.cuh"
+#endif
 
 namespace ch07 {
 
@@ -74,6 +81,9 @@ std::size_t depth(std::size_t n, int block) {
   return 2 * std::size_t(kCoarse) - 1 + reduction::ceil_log2(block) + block_count(n, block, kCoarse) - 1;
 }
 
+// The launcher and the registry need the CUDA runtime: the CPU emulator compiles the kernel alone
+// (with REDUCTION_EMULATOR defined), nvcc everything.
+#ifndef REDUCTION_EMULATOR
 // Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
 // identity: zero, all bits clear for int, float and double alike. Clearing it here, on the same
 // stream, makes the clearing part of every launch and of its measured time.
@@ -115,6 +125,7 @@ std::vector<int> factors_of(std::integer_sequence<int, kFactors...>) {
 
 // The factor of each variant, in the same order.
 inline std::vector<int> coarse_factors() { return factors_of(CoarseFactors{}); }
+#endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it
