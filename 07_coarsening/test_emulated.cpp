@@ -1,0 +1,35 @@
+// CPU tests of chapter 07's kernel itself, for a student without a GPU: the kernel's own source runs
+// on the CPU emulator (03_simple_kernel/single_block/emulator.hpp) as a grid, one fiber per thread,
+// the blocks one after another in both orders, for several coarsening factors, and must give the
+// sum with no race (within a block, or between blocks on a global element without an atomic), no
+// access out of bounds, no read of unwritten shared memory and no barrier that some thread misses.
+#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
+
+REDUCTION_EMULATOR_DYNAMIC_SHARED(ch07)  // what the kernel's `extern __shared__ ... shared_bytes[]` names
+#define REDUCTION_EMULATOR  // the header's launcher and registry need the CUDA runtime: left out
+#include "coarsening.cuh"
+
+namespace emu = reduction::emulator::testing;
+using reduction::emulator::Checked;
+
+// Every size and block for one factor; false at the first that fails (enough to show).
+template <int kCoarse, typename V>
+bool check_factor(std::uint64_t seed) {
+  const std::string chapter = "chapter 07 (factor " + std::to_string(kCoarse) + ")";
+  for (unsigned block : emu::kGridBlocks)
+    for (std::size_t n : emu::kGridSizes)
+      if (!emu::check_grid_solution<V>(chapter.c_str(), &ch07::coarsened_kernel<kCoarse, Checked<V>>, n,
+                                       ch07::block_count(n, int(block), kCoarse), block,
+                                       ch07::depth<kCoarse>(n, int(block)), ch07::shared_bytes, seed + n))
+        return false;
+  return true;
+}
+
+// Integers must be exact; floating-point sums within the chapter's depth() of rounded additions.
+// Not bit for bit across schedules: the atomics add the blocks' partials in the order the blocks
+// run, and each order rounds differently.
+TEMPLATE_TEST_CASE("chapter 07's kernel on the CPU emulator: factors 1, 2 and 4, every size, every schedule",
+                   "[chapter07][emulator]", std::int32_t, float, double) {
+  const auto seed = reduction::testing::fresh_seed();
+  if (check_factor<1, TestType>(seed) && check_factor<2, TestType>(seed)) check_factor<4, TestType>(seed);
+}
