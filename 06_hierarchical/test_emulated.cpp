@@ -25,3 +25,77 @@ TEMPLATE_TEST_CASE("chapter 06's kernel on the CPU emulator: every size, both bl
                                               ch06::shared_bytes, seed + n))
         return;
 }
+
+// Wrong grid kernels, written here, that the emulator must catch: without these, a grid check that
+// found nothing ever would pass the solution above all the same.
+REDUCTION_EMULATOR_DYNAMIC_SHARED(grid_bugs)  // their `extern __shared__` array
+namespace grid_bugs {
+using Element = Checked<std::int32_t>;
+
+// Each block adds its elements to the result with a plain read and write: two blocks race on it.
+__global__ void plain_add(const Element* input, std::size_t n, Element* result) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0 && i < n) *result = *result + input[i];
+}
+
+// Every thread adds its own element with atomicAdd: right, however the blocks and threads go.
+__global__ void atomic_per_thread(const Element* input, std::size_t n, Element* result) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(result, input[i]);
+}
+
+// Block 0 alone fills the dynamic shared memory; every block then reads it. Each block's shared
+// memory starts unwritten, whatever the block before it left there.
+__global__ void shared_from_block_zero(const Element* input, std::size_t n, Element* result) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Element* partial = reinterpret_cast<Element*>(shared_bytes);
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (blockIdx.x == 0) partial[threadIdx.x] = input[i < n ? i : 0];
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(result, partial[0]);
+}
+
+// One element past the shared memory the launch gave (blockDim.x elements).
+__global__ void shared_past_launch(const Element* input, std::size_t n, Element* result) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Element* partial = reinterpret_cast<Element*>(shared_bytes);
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  partial[threadIdx.x + 1] = input[i < n ? i : 0];
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(result, partial[1]);
+}
+}  // namespace grid_bugs
+
+TEST_CASE("the CPU emulator on a grid: races between blocks, atomics, per-block shared memory",
+          "[chapter06][emulator]") {
+  using reduction::emulator::FindingKind;
+  const std::size_t n = 1000;
+  const unsigned threads = 32, blocks = unsigned((n + threads - 1) / threads);
+  const auto input = reduction::generate_input<std::int32_t>(n, reduction::testing::fresh_seed());
+  const std::size_t bytes = threads * sizeof(grid_bugs::Element);
+  const auto grid = [&](auto kernel) {
+    return reduction::emulator::emulate_grid(kernel, input, blocks, threads, bytes, 0, grid_bugs::shared_bytes);
+  };
+  {
+    const auto run = grid(&grid_bugs::plain_add);
+    INFO(run.describe());
+    CHECK(run.has(FindingKind::kRace));
+    CHECK(run.describe().find("which block") != std::string::npos);  // found between blocks, not threads
+  }
+  {
+    const auto run = grid(&grid_bugs::atomic_per_thread);
+    INFO(run.describe());
+    CHECK(run.findings.empty());
+    CHECK(run.schedules.size() == 8);
+  }
+  {
+    const auto run = grid(&grid_bugs::shared_from_block_zero);
+    INFO(run.describe());
+    CHECK(run.has(FindingKind::kUninitializedRead));
+  }
+  {
+    const auto run = grid(&grid_bugs::shared_past_launch);
+    INFO(run.describe());
+    CHECK(run.has(FindingKind::kOutOfBounds));
+  }
+}

@@ -530,12 +530,15 @@ std::string Machine::where(std::uintptr_t address, unsigned block) const {
     if (address < begin - buffer.guard * buffer.element_size ||
         address >= begin + (buffer.count + buffer.guard) * buffer.element_size)
       continue;
+    // A grid's buffers are the whole grid's: counted from their start, not from the block's row.
+    const std::size_t length = buffer.whole_grid ? buffer.count : buffer.row_length;
     const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size) -
-                       std::intptr_t(block * buffer.row_length);
+                       std::intptr_t(buffer.whole_grid ? 0 : block * buffer.row_length);
     std::string text = std::string(buffer.name) + "[" + std::to_string(index) + "]";
-    if (index < 0 || index >= std::intptr_t(buffer.row_length))
-      text += ", outside the block's " + std::to_string(buffer.row_length) + (buffer.row_length == 1 ? " element" : " elements") +
-              " (" + std::string(buffer.name) + "[0, " + std::to_string(buffer.row_length) + "))";
+    if (index < 0 || index >= std::intptr_t(length))
+      text += std::string(buffer.whole_grid ? ", outside the " : ", outside the block's ") + std::to_string(length) +
+              (length == 1 ? " element" : " elements") + " (" + std::string(buffer.name) + "[0, " +
+              std::to_string(length) + "))";
     return text;
   }
   const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
