@@ -1,6 +1,6 @@
-// A CPU emulator for the single-block kernels (chapters 03 to 05): the chapter's own kernel source,
-// compiled by the host compiler, runs one emulated thread per CUDA thread, so that a student
-// without a GPU learns whether the kernel is right (STYLE.md, point 17).
+// A CPU emulator for the kernels of chapters 03 to 07 (one block, or a grid): the chapter's own
+// kernel source, compiled by the host compiler, runs one emulated thread per CUDA thread, so that a
+// student without a GPU learns whether the kernel is right (STYLE.md, point 17).
 //
 // How: each thread of the block runs on its own fiber (a small stack of its own, ucontext), and
 // switches back to the emulator at every __syncthreads(). Between two barriers the emulator runs
@@ -209,7 +209,7 @@ inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& 
 //    deeper operand.
 // A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
 // ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
-// (a static array under the shim) needs no constructor call.
+// (a block-scope thread_local array under the shim) needs no constructor call.
 template <typename V>
 struct Checked {
   V value;
