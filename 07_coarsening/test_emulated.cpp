@@ -6,7 +6,7 @@
 #include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
 
 REDUCTION_EMULATOR_DYNAMIC_SHARED(ch07)  // what the kernel's `extern __shared__ ... shared_bytes[]` names
-#define REDUCTION_EMULATOR  // the header's launcher and registry need the CUDA runtime: left out
+#define REDUCTION_EMULATOR               // the header's launcher and registry need the CUDA runtime: left out
 #include "coarsening.cuh"
 
 namespace emu = reduction::emulator::testing;
