@@ -2,20 +2,17 @@
 // input, and one atomic addition per block to join their partial sums.
 #pragma once
 
-// Not under the CPU emulator, which compiles the kernel alone with g++ (emulator.hpp).
-#ifndef REDUCTION_EMULATOR
-#include <cuda_runtime.h>
-#endif
-
 #include <cstddef>
 #include <vector>
 
-#ifndef REDUCTION_EMULATOR  // the CUDA runtime and the registry: for the launcher only
-#include "common/cuda_check.cuh"
-#endif
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+// The CUDA runtime and the registry, which only the launcher below needs: the CPU emulator
+// (03_simple_kernel/single_block/emulator.hpp) compiles the kernel alone, with g++.
 #ifndef REDUCTION_EMULATOR
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
 #endif
 

@@ -2,22 +2,19 @@
 // tree runs, so fewer blocks share the work and less of it is tree.
 #pragma once
 
-// Not under the CPU emulator, which compiles the kernel alone with g++ (emulator.hpp).
-#ifndef REDUCTION_EMULATOR
-#include <cuda_runtime.h>
-#endif
-
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
-#ifndef REDUCTION_EMULATOR  // the CUDA runtime and the registry: for the launcher only
-#include "common/cuda_check.cuh"
-#endif
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+// The CUDA runtime and the registry, which only the launcher below needs: the CPU emulator
+// (03_simple_kernel/single_block/emulator.hpp) compiles the kernel alone, with g++.
 #ifndef REDUCTION_EMULATOR
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.cuh"
 #include "common/variants.cuh"
 #endif
 
