@@ -257,6 +257,39 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
     }
 }
 
+// The step from the one-wave grid to one block per chunk (FastestChoice::kChunkedFromBytes): the
+// plan on either side, and the sums there, with a last chunk cut short and at two alignments, and
+// the same bits on a second run.
+TEMPLATE_TEST_CASE("fastest where its grid turns to one block per chunk", "[chapter09]", std::int32_t, float, double) {
+  using T = TestType;
+  using C = ch09::FastestChoice;
+  constexpr std::size_t kCount = 16 / sizeof(T);
+  const std::size_t first_chunked = C::kChunkedFromBytes / sizeof(T);
+  const std::size_t chunk = std::size_t(C::kBlock) * C::kLargeLoadsInFlight * C::kLargeRounds * kCount;
+  const auto below = ch09::fastest_plan<Sum, T>(first_chunked - 1), at = ch09::fastest_plan<Sum, T>(first_chunked);
+  CHECK_FALSE(below.chunked);
+  CHECK(below.block == C::kBlock);
+  CHECK(std::size_t(below.grid) <= std::size_t(C::kWaves) * ch08::resident_blocks(
+                                       ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>,
+                                       C::kBlock, 0));
+  CHECK(at.chunked);
+  CHECK(std::size_t(at.grid) == (first_chunked + chunk - 1) / chunk);
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t odd = first_chunked + chunk / 2 + 3;  // a last chunk cut short, not a whole vector
+  const auto whole = fresh_input<T>(odd + kCount, seed);
+  const DeviceBuffer<T> input(whole);
+  DeviceScratch scratch;
+  for (const std::size_t n : {first_chunked - 1, first_chunked, odd})
+    for (const std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+      check_fastest_at<Sum>(whole, input, offset, n, scratch);
+      if (n == odd) {
+        check_fastest_at<Max>(whole, input, offset, n, scratch);
+        check_fastest_at<Min>(whole, input, offset, n, scratch);
+      }
+    }
+}
+
 // fastest from several streams and host threads at once, each call with its own scratch and
 // result, as its launcher asks. (With one block counter for the whole program, as this chapter
 // first had, the grids that ran together counted each other's blocks.)

@@ -16,9 +16,12 @@
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // knobs] (all three without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
+#include <cuda/atomic>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <tuple>
@@ -385,14 +388,233 @@ void knobs(std::size_t n) {
   library("cub", ch09::launch_cub<Sum, T>);
 }
 
+
+// 5. fastest's large-n design (issue 24): candidates measured against cub, chapter 07's best factors
+//    and the current choice, at the sizes where 07 came out ahead. `tiled` is chapter 07's grid
+//    shape with fastest's loads: one block per run of `tiles` tiles of K x blockDim.x 16-byte vectors,
+//    each tile read as K coalesced loads in flight, the block results stored and added by the last
+//    block (the same order on every run, unlike 07's atomics).
+// kHandoff: 0 one pass (fence, atomicInc, the last block adds), 1 two passes (store only; a second
+// launch adds), 2 one pass with an acquire-release atomic instead of the two fences.
+template <typename Op, typename T, int K, int kHandoff = 0, bool kWide = true>
+__global__ void tiled_kernel(const T* input, std::size_t n, unsigned tiles_per_block, T* block_results, T* result,
+                             unsigned* blocks_done) {
+  using Vector = typename ch09::Lanes<T, kWide>::Vector;
+  constexpr int kCount = ch09::Lanes<T, kWide>::count;
+  const Op op{};
+  T sum = Op::template identity<T>();
+  const std::size_t vectors = n / kCount;  // cudaMalloc'd input: aligned
+  const auto* vector = reinterpret_cast<const Vector*>(input);
+  const std::size_t tile = std::size_t(K) * blockDim.x;
+  const std::size_t first = std::size_t(blockIdx.x) * tiles_per_block * tile;
+  for (unsigned r = 0; r < tiles_per_block; ++r) {
+    const std::size_t base = first + r * tile + threadIdx.x;
+    if (base + (K - 1) * blockDim.x < vectors) {
+      Vector v[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) v[k] = vector[base + k * blockDim.x];
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+    } else {
+      for (int k = 0; k < K; ++k)
+        if (base + k * blockDim.x < vectors)
+          for (int j = 0; j < kCount; ++j) sum = op(sum, vector[base + k * blockDim.x].lane[j]);
+    }
+  }
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (thread < n - vectors * kCount) sum = op(sum, input[vectors * kCount + thread]);
+  const T total = ch09::block_reduce<Op>(sum);
+  if constexpr (kHandoff == 1) {
+    if (threadIdx.x == 0) block_results[blockIdx.x] = total;
+    return;
+  }
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    block_results[blockIdx.x] = total;
+    if constexpr (kHandoff == 0) {
+      __threadfence();
+      last = atomicInc(blocks_done, gridDim.x - 1) == gridDim.x - 1;
+      __threadfence();
+    } else {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);
+      last = done.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+      if (last) done.store(0, cuda::memory_order_relaxed);
+    }
+  }
+  __syncthreads();
+  if (!last) return;
+  const T all = ch09::block_reduce<Op>(ch09::fold_block_results<Op>(block_results, gridDim.x));
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T>
+void design(std::size_t n) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  unsigned* counter = nullptr;
+  CUDA_CHECK(cudaMalloc(&counter, sizeof(unsigned)));
+  CUDA_CHECK(cudaMemset(counter, 0, sizeof(unsigned)));
+  const char* type = type_name(data_type_of<T>());
+  auto report = [&](const std::string& name, double us, std::size_t depth) {
+    T value{};
+    CUDA_CHECK(cudaMemcpy(&value, result.data(), sizeof(T), cudaMemcpyDeviceToHost));
+    const bool ok = matches(value, ref, tolerance(ref, depth));
+    std::printf("design   %-6s n=2^%-2zu %-30s %9.2f us  %7.1f GB/s  %s\n", type, ceil_log2(n), name.c_str(), us,
+                n * sizeof(T) / (us * 1e3), ok ? "verified" : "WRONG");
+  };
+  auto library = [&](const char* name, auto launch, std::size_t depth) {
+    report(name, median_us<T>([&](cudaStream_t s) { launch(input.data(), n, result.data(), 256, scratch, s); }), depth);
+  };
+  auto baselines = [&] {
+    library("fastest", ch09::launch_fastest<Sum, T>, ch09::fastest_depth<Sum, T>(n, 0));
+    library("cub", ch09::launch_cub<Sum, T>, ch09::cub_depth(n, 0));
+    library("07 coarse8", ch07::launch<8, T>, ch07::depth<8>(n, 256));
+    library("07 coarse16", ch07::launch<16, T>, ch07::depth<16>(n, 256));
+    library("07 coarse32", ch07::launch<32, T>, ch07::depth<32>(n, 256));
+  };
+  baselines();
+  auto tiled = [&](auto k, auto handoff, auto wide, int block, unsigned tiles_per_block) {
+    constexpr int K = decltype(k)::value, kHandoff = decltype(handoff)::value;
+    constexpr bool kWide = decltype(wide)::value;
+    const std::size_t vectors = n / ch09::Lanes<T, kWide>::count;
+    const std::size_t tile = std::size_t(K) * block;
+    const std::size_t blocks = (vectors + tile * tiles_per_block - 1) / (tile * tiles_per_block);
+    if (blocks > (1u << 20) || blocks < 1) return;
+    T* partials = scratch.get_as<T>(blocks);
+    const double us = median_us<T>([&](cudaStream_t s) {
+      tiled_kernel<Sum, T, K, kHandoff, kWide><<<unsigned(blocks), block, 0, s>>>(input.data(), n, tiles_per_block,
+                                                                                   partials, result.data(), counter);
+      CUDA_CHECK_LAUNCH();
+      if constexpr (kHandoff == 1) {
+        ch09::fastest_kernel<Sum, T, false, 4, false, false><<<1, 1024, 0, s>>>(partials, blocks, result.data(),
+                                                                                nullptr, nullptr);
+        CUDA_CHECK_LAUNCH();
+      }
+    });
+    const std::size_t depth = K * tiles_per_block * 4 + 20 + blocks / block + 20;
+    const char* how[] = {" 1pass", " 2pass", " acqrel"};
+    report(std::string(kWide ? "tiled" : "tiled1el") + how[kHandoff] + " K" + std::to_string(K) + " b" +
+               std::to_string(block) + " t" + std::to_string(tiles_per_block) + " G" + std::to_string(blocks),
+           us, depth);
+  };
+  using std::integral_constant;
+  auto handoffs = [&](auto k, int block, unsigned tpb) {
+    tiled(k, integral_constant<int, 0>{}, std::true_type{}, block, tpb);
+    tiled(k, integral_constant<int, 1>{}, std::true_type{}, block, tpb);
+    tiled(k, integral_constant<int, 2>{}, std::true_type{}, block, tpb);
+  };
+  for (int block : {256, 512, 1024})
+    for (unsigned tpb : {1u, 2u, 4u, 8u}) {
+      handoffs(integral_constant<int, 2>{}, block, tpb);
+      handoffs(integral_constant<int, 4>{}, block, tpb);
+      if (block < 1024) handoffs(integral_constant<int, 8>{}, block, tpb);
+    }
+  for (unsigned tpb : {1u, 2u})
+    for (int block : {256, 512}) {
+      tiled(integral_constant<int, 16>{}, integral_constant<int, 1>{}, std::false_type{}, block, tpb);
+      tiled(integral_constant<int, 16>{}, integral_constant<int, 2>{}, std::false_type{}, block, tpb);
+    }
+  auto knob = [&](auto knobs, int block, int waves) {
+    using Kn = decltype(knobs);
+    const KnobsResult r = Kn::time(input.data(), n, result.data(), block, waves, scratch, ref);
+    std::printf("design   %-6s n=2^%-2zu %-30s %9.2f us  %7.1f GB/s  %s\n", type, ceil_log2(n), r.name.c_str(), r.us,
+                n * sizeof(T) / (r.us * 1e3), r.verified ? "verified" : "WRONG");
+  };
+  for (int waves : {1, 2, 4}) {
+    knob(Knobs<true, 4, true, true>{}, 256, waves);
+    knob(Knobs<true, 4, true, false>{}, 1024, waves);
+  }
+  baselines();
+  CUDA_CHECK(cudaFree(counter));
+}
+
+// 6. fastest's large-n path against what it replaced and against chapter 07 (issue 24): the
+//    chunked grid of fastest_kernel at two shapes of the same 64 KiB chunk, the former grid of two
+//    waves, 07's best factors and cub, all timed in rounds (each round times every kernel once,
+//    as a median of 20 runs), so that the spread over the rounds is the run-to-run noise of
+//    each. `profile` launches four of them once each, for ncu.
+template <typename T, int K>
+void chunked_launch(const T* input, std::size_t n, T* result, int rounds, DeviceScratch& scratch, cudaStream_t s) {
+  const std::size_t chunk = std::size_t(1024) * K * rounds * ch09::Lanes<T, true>::count;
+  const int grid = int(std::max<std::size_t>((n + chunk - 1) / chunk, ch08::multiprocessors()));
+  ch09::launch_fastest_grid<Sum, T, true, K, true, true>(input, n, result, 1024, grid, scratch, s);
+}
+
+template <typename T>
+void large(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  using Launch = std::function<void(cudaStream_t)>;
+  const T* in = input.data();
+  T* out = result.data();
+  const std::vector<std::pair<std::string, Launch>> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"former fastest (b1024 w2)", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, false>(in, n, out, 1024, 2, scratch, s); }},
+      {"chunk x4 1 round", [&](cudaStream_t s) { chunked_launch<T, 4>(in, n, out, 1, scratch, s); }},
+      {"chunk x2 4 rounds", [&](cudaStream_t s) { chunked_launch<T, 2>(in, n, out, 4, scratch, s); }},
+      {"stride x4 w1", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, false>(in, n, out, 1024, 1, scratch, s); }},
+      {"chunk x4 w1", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, true>(in, n, out, 1024, 1, scratch, s); }},
+      {"chunk x4 w2", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, true>(in, n, out, 1024, 2, scratch, s); }},
+      {"chunk x4 w4", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, true>(in, n, out, 1024, 4, scratch, s); }},
+      {"chunk x4 w8", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, true>(in, n, out, 1024, 8, scratch, s); }},
+      {"chunk x4 w16", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 4, true, true>(in, n, out, 1024, 16, scratch, s); }},
+      {"chunk x2 w4", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, T, true, 2, true, true>(in, n, out, 1024, 4, scratch, s); }},
+      {"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }},
+      {"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }},
+  };
+  std::vector<std::vector<double>> us(kernels.size());
+  for (int round = 0; round < rounds_of_all; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("large    %-6s n=2^%-2zu %-28s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
+    }
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("large    %-6s n=2^%-2zu %-28s min %9.2f  median %9.2f  max %9.2f us  spread %4.1f %%  %7.1f GB/s\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v.front(), v[v.size() / 2],
+                v.back(), 100 * (v.back() - v.front()) / v.front(), n * sizeof(T) / (v[v.size() / 2] * 1e3));
+  }
+  // Round by round: 07's best of the two factors over fastest, and cub over fastest.
+  std::printf("large    %-6s n=2^%-2zu fastest/07best time by round:", type_name(data_type_of<T>()), ceil_log2(n));
+  const std::size_t c8 = kernels.size() - 3, c16 = kernels.size() - 2, cub = kernels.size() - 1;
+  for (int r = 0; r < rounds_of_all; ++r) std::printf(" %.3f", us[0][r] / std::min(us[c8][r], us[c16][r]));
+  std::printf("\nlarge    %-6s n=2^%-2zu cub/fastest time by round:", type_name(data_type_of<T>()), ceil_log2(n));
+  for (int r = 0; r < rounds_of_all; ++r) std::printf(" %.3f", us[cub][r] / us[0][r]);
+  std::printf("\n");
+}
+
+void profile() {
+  const std::size_t n = std::size_t(1) << 28;
+  DeviceBuffer<int> input(n), result(1);
+  CUDA_CHECK(cudaMemset(input.data(), 1, n * sizeof(int)));
+  DeviceScratch scratch;
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass warms up; ncu --launch-skip 4 takes the second
+    ch09::launch_fastest<Sum, int>(input.data(), n, result.data(), 0, scratch, 0);
+    ch09::launch_fastest_with<Sum, int, true, 4, true, false>(input.data(), n, result.data(), 1024, 2, scratch, 0);
+    ch07::launch<8, int>(input.data(), n, result.data(), 256, scratch, 0);
+    ch09::launch_cub<Sum, int>(input.data(), n, result.data(), 0, scratch, 0);
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -428,6 +650,19 @@ int main(int argc, char** argv) {
     for (std::size_t log_n : {20, 27, 28, 30}) {
       knobs<int>(std::size_t(1) << log_n);
       knobs<float>(std::size_t(1) << log_n);
+    }
+  if (only == "profile") profile();
+  if (only == "large")
+    for (std::size_t log_n : {23, 24, 25, 26, 27, 28, 29, 30}) {
+      large<int>(std::size_t(1) << log_n, 5);
+      if (log_n % 2 == 0) large<float>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28) large<double>(std::size_t(1) << log_n, 5);
+    }
+  if (only == "design")
+    for (std::size_t log_n : {22, 24, 26, 28, 30}) {
+      design<int>(std::size_t(1) << log_n);
+      if (log_n >= 24) design<float>(std::size_t(1) << log_n);
+      if (log_n == 24 || log_n == 28) design<double>(std::size_t(1) << log_n);
     }
   return 0;
 }

@@ -37,25 +37,42 @@ struct FastestChoice {
   // counter, and atomics on one address are served one after another.
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
-  // Large n: the knob sweep's winner at 2^28 and 2^30: the grid-stride layout, one pass, 1024-thread
-  // blocks, two waves (0.8 to 1.1 % faster there than 256 threads and one wave). Between mid and
-  // large, at least one block per multiprocessor, each thread's loads then less than one round.
+  // Large n: 1024-thread blocks, one pass, in two shapes (measured with `experiments large` on an
+  // H100 on 2026-11-25; README.md, "Many blocks or one wave", has the table and the counters):
+  //  - below kChunkedFromBytes: one wave, every resident block striding over the whole input.
+  //    The former choice, two waves, left multiprocessors idle at the end (ncu at 2^28 ints: the
+  //    least busy multiprocessor was active 73 % of the cycles of the busiest); one wave is 1 to
+  //    15 % faster from 2^23 to 2^27 ints.
+  //  - from kChunkedFromBytes on: one block per 128 KiB chunk of the input (kLargeLoadsInFlight
+  //    loads in flight, kLargeRounds rounds a thread), so the grid grows with n (8192 blocks at
+  //    2^30 ints). A multiprocessor that finishes a block early takes the next one, so none idles
+  //    at the end (ncu at 2^28 ints, 64 KiB chunks: the least busy at 98 % of the busiest). But
+  //    each block ends with a fence and an atomic whose answer it waits for (ncu: warps stalled
+  //    on the memory barrier); below 512 MiB those cost more than the idle end saves, at 512 MiB
+  //    the two shapes tie.
   static constexpr bool kOnePass = true;
-  static constexpr bool kChunked = false;
+  static constexpr bool kChunked = false;  // the mid path and the one-wave path stride
   static constexpr int kBlock = 1024;
-  static constexpr int kWaves = 2;
+  static constexpr int kWaves = 1;
+  static constexpr std::size_t kChunkedFromBytes = std::size_t(512) << 20;
+  static constexpr int kLargeLoadsInFlight = 2;
+  static constexpr int kLargeRounds = 4;
 };
 
-// Where fastest runs n: one block (the single-block path), or the grid path with this block and grid.
+// Where fastest runs n: one block (the single-block path), or the grid path with this block and
+// grid; `chunked`: one block per chunk (kLargeLoadsInFlight, kLargeRounds), else the grid strides.
 struct FastestPlan {
   bool single_block = false;
   int block = 0;
   int grid = 0;
+  bool chunked = false;
 };
 
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
-// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
-// round a thread, at least one block per multiprocessor and at most kWaves waves.
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; then kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most kWaves waves; from
+// kChunkedFromBytes on, one kBlock-thread block per chunk of kBlock x kLargeLoadsInFlight x
+// kLargeRounds vectors.
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
@@ -64,11 +81,15 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t sms = std::size_t(ch08::multiprocessors());
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
-    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms)), false};
+  if (n * sizeof(T) >= C::kChunkedFromBytes) {
+    const std::size_t chunk = std::size_t(C::kBlock) * C::kLargeLoadsInFlight * C::kLargeRounds * count;
+    return {false, C::kBlock, int((n + chunk - 1) / chunk), true};
+  }
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   const std::size_t wanted = std::max((n + round - 1) / round, sms);
   const std::size_t most = std::size_t(C::kWaves) * ch08::resident_blocks(kernel, C::kBlock, 0);
-  return {false, C::kBlock, int(std::min(wanted, most))};
+  return {false, C::kBlock, int(std::min(wanted, most)), false};
 }
 
 }  // namespace ch09
