@@ -33,12 +33,11 @@ struct Bug {
   SharedMemory shared;
 };
 
-#define REDUCTION_ZOO_BUG(name, ns, detectors, why)                                                  \
-  Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<std::int32_t>),                            \
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why)                       \
+  Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<std::int32_t>), \
       std::size_t(REDUCTION_ZOO_BLOCKS(ns, kN, int(kThreads))), &ns::shared_bytes},
 const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
 #undef REDUCTION_ZOO_BUG
-
 
 TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator, as a grid: every bug it should catch is caught",
           REDUCTION_ZOO_TAG "[zoo][emulator]") {
@@ -53,9 +52,10 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator, as a grid: every bu
                                            bug.blocks, kThreads, 0, *bug.shared, seed);
     const auto run = reduction::emulator::emulate_grid(bug.kernel, input, unsigned(bug.blocks), kThreads,
                                                        kThreads * sizeof(Checked<std::int32_t>), 0, *bug.shared);
-    INFO(REDUCTION_ZOO_CHAPTER << "'s bug " << bug.name << " (caught: " << bug.detectors << "), on the CPU emulator: n = "
-                               << kN << ", " << bug.blocks << " blocks of " << kThreads << " threads, seed " << seed
-                               << "\n" << run.describe());
+    INFO(REDUCTION_ZOO_CHAPTER << "'s bug " << bug.name << " (caught: " << bug.detectors
+                               << "), on the CPU emulator: n = " << kN << ", " << bug.blocks << " blocks of "
+                               << kThreads << " threads, seed " << seed << "\n"
+                               << run.describe());
     CHECK_FALSE(run.findings.empty());
     for (const std::string& kind : emu::expected_kinds(bug.detectors)) {
       bool found = false;

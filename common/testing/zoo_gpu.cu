@@ -49,15 +49,20 @@ struct GpuBug {
   int block;
 };
 
-#define REDUCTION_ZOO_GPU_BUG(name, detectors)                                                               \
-  GpuBug{#name,                         detectors,         &zoo_launch::bug_##name<std::int32_t>,            \
-         &zoo_launch::solution_##name<std::int32_t>, &zoo_launch::bug_##name<float>,                        \
-         &zoo_launch::solution_##name<float>,        zoo_launch::kN_##name, zoo_launch::kBlock_##name},
+#define REDUCTION_ZOO_GPU_BUG(name, detectors)       \
+  GpuBug{#name,                                      \
+         detectors,                                  \
+         &zoo_launch::bug_##name<std::int32_t>,      \
+         &zoo_launch::solution_##name<std::int32_t>, \
+         &zoo_launch::bug_##name<float>,             \
+         &zoo_launch::solution_##name<float>,        \
+         zoo_launch::kN_##name,                      \
+         zoo_launch::kBlock_##name},
 const std::vector<GpuBug> kGpuBugs = {REDUCTION_ZOO_GPU_BUGS};
 #undef REDUCTION_ZOO_GPU_BUG
 
 constexpr std::size_t kDeviceFillFrom = std::size_t(1) << 31;  // inputs past this are made on the GPU
-constexpr int kRuns = 20;                                     // runs of the nondeterministic check
+constexpr int kRuns = 20;                                      // runs of the nondeterministic check
 
 // One launch on the device input, and its result, copied back.
 template <typename E>
