@@ -164,7 +164,7 @@ while(NOT rest STREQUAL "")
       set(gpu "(delayed_warps|value|nondeterministic|memcheck|racecheck|synccheck)")
       if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|${gpu})$")
         _zoo_error(${number} "unknown detector ${detector} (emulator, emulator:<finding>[,<finding>...], "
-                   "delayed_warps, value, nondeterministic, memcheck, racecheck, synccheck; the findings: race, "
+                   "delayed_warps, value, nondeterministic, memcheck, racecheck, synccheck. The findings: race, "
                    "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value)")
       endif()
       if(detector MATCHES "^emulator" AND kernel STREQUAL "")
