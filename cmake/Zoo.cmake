@@ -116,3 +116,24 @@ function(reduction_add_zoo header)
     endforeach()
   endif()
 endfunction()
+
+# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on small bad specs (cmake/tests/zoo/*.txt,
+# each against chapter 08's solution), each of which must stop the generator with the message its
+# first line names (`# expect: <regular expression>`). The good specs are the chapters' own zoo.txt,
+# which every build generates.
+function(reduction_add_zoo_generator_tests)
+  set(tests_dir ${PROJECT_SOURCE_DIR}/cmake/tests/zoo)
+  file(GLOB specs CONFIGURE_DEPENDS ${tests_dir}/*.txt)
+  foreach(spec IN LISTS specs)
+    get_filename_component(name ${spec} NAME_WE)
+    file(STRINGS ${spec} expect LIMIT_COUNT 1 REGEX "^# expect: ")
+    string(REGEX REPLACE "^# expect: " "" expect "${expect}")
+    add_test(NAME zoo.generator.${name}
+      COMMAND ${CMAKE_COMMAND} -DSPEC=${spec} -DSOLUTION_DIR=${PROJECT_SOURCE_DIR}/08_two_pass/solution
+              -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${name} -P ${PROJECT_SOURCE_DIR}/cmake/GenerateZoo.cmake)
+    # The message must be there and the generator must stop: a match alone would pass a generator
+    # that printed it and went on, so "no bug zoo was written" is required too.
+    set_tests_properties(zoo.generator.${name} PROPERTIES LABELS "zoo;cpu"
+      PASS_REGULAR_EXPRESSION "${expect}.*no bug zoo was written")
+  endforeach()
+endfunction()
