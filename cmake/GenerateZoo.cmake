@@ -3,8 +3,8 @@
 #
 #   cmake -DSPEC=<chapter>/zoo.txt -DSOLUTION_DIR=<chapter>/solution -DOUT_DIR=<out> -P cmake/GenerateZoo.cmake
 #
-# <chapter>/zoo.txt lists the bugs. Its first lines name the header, its namespace and the kernel
-# template; then one block per bug, the blocks separated by blank lines, `#` lines being comments:
+# <chapter>/zoo.txt lists the bugs. Its first lines name the header, its namespace and what the
+# tests run; then one block per bug, the blocks separated by blank lines, `#` lines being comments:
 #
 #   header: convergent.cuh
 #   namespace: ch04
@@ -16,13 +16,35 @@
 #   caught: emulator delayed_warps
 #   why: without the barrier a thread reads ... (one line: the answer, for the instructor)
 #
+# Before the first bug, besides header: and namespace: (both required):
+#   kernel:  the kernel the CPU tests run, `convergent_kernel` (instantiated for the element E) or
+#            a template with E in it, `coarsened_kernel<2, E>`; needed when a bug names the emulator
+#   blocks:  for a grid kernel, the blocks a launch of n elements in blocks of `block` threads
+#            needs, as an expression of the header: `block_count(n, block)`
+#   launch:  the launcher the GPU tests call, `launch<E>`, with the signature of the chapters'
+#            registries (input, n, result, block, scratch, stream); needed when a bug names a GPU
+#            detector other than delayed_warps
+# In a bug, besides find:, replace:, caught: and why:
+#   header:  another header of the solution (in the same namespace) that this bug edits
+#   launch:  another launcher, for a bug of a kernel the chapter's launch: does not run
+#   n:       the elements the GPU tests give it (default 1000); above 2^31 the input is made on the
+#            GPU (zero below element 2^31, 0x01010101 from there), so that a 32-bit index shows
+#   block:   the threads a block (default 256)
+#
 # `find` is text of the solution header that must occur exactly once (so an edit of the solution
 # that moves it away stops the generator, instead of making a bug that is not the one described);
 # `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
 # pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
-# that must catch the bug (the tests check each one): `emulator` (the CPU emulator,
-# 03_simple_kernel/single_block/emulator.hpp; `emulator:race` or `emulator:race,wrong_value` also names the
-# findings it must report), `delayed_warps` (the GPU test that holds back some warps' stores).
+# that must catch the bug (the tests check each one):
+#   emulator          the CPU emulator (03_simple_kernel/single_block/emulator.hpp); `emulator:race`
+#                     or `emulator:race,wrong_value` also names the findings it must report
+#   delayed_warps     the single-block GPU test that holds back some warps' stores
+#   value             the GPU result is wrong (int, compared exactly) for the bug's n
+#   nondeterministic  two GPU runs on the same float input differ, bit for bit
+#   memcheck, racecheck, synccheck
+#                     compute-sanitizer's tool reports at least one error (racecheck: hazard)
+# and each GPU test checks the solution the same way: right, the same in every run, nothing
+# reported.
 #
 # For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed
 # to <namespace>_<bug>, so that every bug of a chapter can be compiled into one program beside the
@@ -32,7 +54,14 @@
 #   REDUCTION_ZOO_CHAPTER "chapter 04", REDUCTION_ZOO_TAG "[chapter04]"
 #   REDUCTION_ZOO_KERNEL(ns, E): ns::convergent_kernel<E>, the kernel of namespace ns for elements E
 #   REDUCTION_ZOO_SOLUTION(E): ch04::convergent_kernel<E>, the solution
+#   REDUCTION_ZOO_BLOCKS(ns, n, block): the blocks of a grid launch (with blocks:)
 #   REDUCTION_ZOO_BUG(<bug>, <namespace>_<bug>, "<caught>", "<why>")
+#   REDUCTION_ZOO_PREPARE(ns) before the headers of each namespace (the includer may define it:
+#     the grid chapters' emulator needs each namespace's `extern __shared__` memory defined)
+# and, where the includer defines REDUCTION_ZOO_LAUNCHERS (a CUDA source), in namespace zoo_launch
+# for each bug with a launch: the function templates solution_<bug><E> and bug_<bug><E>, which call
+# the solution's launcher and the bug's, and kN_<bug>, kBlock_<bug>; REDUCTION_ZOO_GPU_BUGS lists
+# them as REDUCTION_ZOO_GPU_BUG(<bug>, "<caught>").
 cmake_minimum_required(VERSION 3.25)
 
 foreach(required SPEC SOLUTION_DIR OUT_DIR)
@@ -52,6 +81,8 @@ file(READ ${SPEC} rest)
 set(header "")
 set(namespace "")
 set(kernel "")
+set(blocks "")
+set(launch "")
 set(bugs "")  # the names, in order; each bug's fields are in variables named after it
 set(bug "")
 set(number 0)
@@ -62,6 +93,10 @@ macro(_zoo_finish_bug)
     endif()
     if("${_caught_${bug}}" STREQUAL "" OR "${_why_${bug}}" STREQUAL "")
       _zoo_error(${_start_${bug}} "bug ${bug} needs caught: and why:")
+    endif()
+    if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)"
+       AND "${_launch_${bug}}" STREQUAL "" AND launch STREQUAL "")
+      _zoo_error(${_start_${bug}} "bug ${bug} names a GPU detector: it needs a launch:")
     endif()
   endif()
 endmacro()
@@ -85,8 +120,15 @@ while(NOT rest STREQUAL "")
   set(key "${CMAKE_MATCH_1}")
   set(value "${CMAKE_MATCH_2}")
   string(REPLACE "\\n" "\n" value "${value}")
-  if(key STREQUAL "header" OR key STREQUAL "namespace" OR key STREQUAL "kernel")
+  if(bug STREQUAL "" AND key MATCHES "^(header|namespace|kernel|blocks|launch)$")
     set(${key} "${value}")
+  elseif(NOT bug STREQUAL "" AND key MATCHES "^(header|launch)$")  # this bug's own
+    set(_${key}_${bug} "${value}")
+  elseif(NOT bug STREQUAL "" AND key MATCHES "^(n|block)$")
+    if(NOT value MATCHES "^[1-9][0-9]*$")
+      _zoo_error(${number} "${key}: is a positive number, found: ${value}")
+    endif()
+    set(_${key}_${bug} "${value}")
   elseif(key STREQUAL "bug")
     _zoo_finish_bug()
     if(NOT value MATCHES "^[a-z][a-z0-9_]*$" OR value IN_LIST bugs)
@@ -98,6 +140,10 @@ while(NOT rest STREQUAL "")
     set(_start_${bug} ${number})
     set(_caught_${bug} "")
     set(_why_${bug} "")
+    set(_header_${bug} "${header}")
+    set(_launch_${bug} "${launch}")
+    set(_n_${bug} 1000)
+    set(_block_${bug} 256)
   elseif(bug STREQUAL "")
     _zoo_error(${number} "${key}: before the first bug:")
   elseif(key STREQUAL "find")
@@ -115,10 +161,14 @@ while(NOT rest STREQUAL "")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
       set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value)")
-      if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|delayed_warps)$")
+      set(gpu "(delayed_warps|value|nondeterministic|memcheck|racecheck|synccheck)")
+      if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|${gpu})$")
         _zoo_error(${number} "unknown detector ${detector} (emulator, emulator:<finding>[,<finding>...], "
-                   "delayed_warps; the findings: race, out_of_bounds, uninitialized_read, divergent_barrier, "
-                   "result_not_written, wrong_value)")
+                   "delayed_warps, value, nondeterministic, memcheck, racecheck, synccheck. The findings: race, "
+                   "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value)")
+      endif()
+      if(detector MATCHES "^emulator" AND kernel STREQUAL "")
+        _zoo_error(${number} "the emulator runs the kernel: name it with kernel: before the first bug")
       endif()
     endforeach()
     set(_caught_${bug} "${value}")
@@ -129,48 +179,90 @@ while(NOT rest STREQUAL "")
   endif()
 endwhile()
 _zoo_finish_bug()
-if(header STREQUAL "" OR namespace STREQUAL "" OR kernel STREQUAL "" OR bugs STREQUAL "")
-  message(FATAL_ERROR "${SPEC}: needs header:, namespace:, kernel: and at least one bug:")
+if(header STREQUAL "" OR namespace STREQUAL "" OR bugs STREQUAL "")
+  message(FATAL_ERROR "${SPEC}: needs header:, namespace: and at least one bug:")
 endif()
 
-file(READ ${SOLUTION_DIR}/${header} solution)
 set(list "// Generated by cmake/GenerateZoo.cmake from ${SPEC}: do not edit.\n#pragma once\n\n")
 # The chapter, from the folder of zoo.txt: 05_shared_memory gives "chapter 05".
 get_filename_component(_chapter_dir "${SPEC}" DIRECTORY)
 get_filename_component(_chapter_dir "${_chapter_dir}" NAME)
 string(SUBSTRING "${_chapter_dir}" 0 2 _chapter_number)
 string(APPEND list "#define REDUCTION_ZOO_CHAPTER \"chapter ${_chapter_number}\"\n"
-                   "#define REDUCTION_ZOO_TAG \"[chapter${_chapter_number}]\"\n"
-                   "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel}<E>\n"
-                   "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel}<E>\n\n"
-                   "#include \"${header}\"  // the solution, namespace ${namespace}\n")
+                   "#define REDUCTION_ZOO_TAG \"[chapter${_chapter_number}]\"\n")
+if(NOT kernel STREQUAL "")
+  # `convergent_kernel` is instantiated for E; `coarsened_kernel<2, E>` names its own arguments.
+  if(kernel MATCHES "<")
+    set(kernel_for_e "${kernel}")
+  else()
+    set(kernel_for_e "${kernel}<E>")
+  endif()
+  string(APPEND list "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel_for_e}\n"
+                     "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel_for_e}\n")
+endif()
+if(NOT blocks STREQUAL "")
+  string(APPEND list "#define REDUCTION_ZOO_BLOCKS(ns, n, block) ns::${blocks}\n")
+endif()
+string(APPEND list "\n// Before the headers of each namespace; the includer may define it.\n"
+                   "#ifndef REDUCTION_ZOO_PREPARE\n#define REDUCTION_ZOO_PREPARE(ns)\n#endif\n"
+                   "REDUCTION_ZOO_PREPARE(${namespace})\n")
+# The solution's headers that the bugs edit, each read and included once.
+set(solution_headers "")
 foreach(bug IN LISTS bugs)
-  set(text "${solution}")
+  if(NOT _header_${bug} IN_LIST solution_headers)
+    list(APPEND solution_headers ${_header_${bug}})
+    if(NOT EXISTS ${SOLUTION_DIR}/${_header_${bug}})
+      _zoo_error(${_start_${bug}} "bug ${bug}: no ${_header_${bug}} in ${SOLUTION_DIR}")
+    endif()
+    string(APPEND list "#include \"${_header_${bug}}\"  // the solution, namespace ${namespace}\n")
+  endif()
+endforeach()
+set(launchers "")
+set(gpu_entries "")
+foreach(bug IN LISTS bugs)
+  set(this_header "${_header_${bug}}")
+  file(READ ${SOLUTION_DIR}/${this_header} text)
   foreach(k RANGE 1 ${_pairs_${bug}})
     set(find "${_find_${bug}_${k}}")
     string(FIND "${text}" "${find}" first)
     string(FIND "${text}" "${find}" last REVERSE)
     if(first EQUAL -1 OR NOT first EQUAL last)
-      _zoo_error(${_start_${bug}} "bug ${bug}: `${find}` must occur exactly once in ${header}")
+      _zoo_error(${_start_${bug}} "bug ${bug}: `${find}` must occur exactly once in ${this_header}")
     endif()
     string(REPLACE "${find}" "${_replace_${bug}_${k}}" text "${text}")
   endforeach()
   foreach(form IN ITEMS "namespace ${namespace} {" "}  // namespace ${namespace}")
     string(FIND "${text}" "${form}" at)
     if(at EQUAL -1)
-      _zoo_error(${_start_${bug}} "${header} has no `${form}` to rename")
+      _zoo_error(${_start_${bug}} "${this_header} has no `${form}` to rename")
     endif()
   endforeach()
   string(REPLACE "namespace ${namespace} {" "namespace ${namespace}_${bug} {" text "${text}")
   string(REPLACE "}  // namespace ${namespace}" "}  // namespace ${namespace}_${bug}" text "${text}")
-  string(PREPEND text "// Generated by cmake/GenerateZoo.cmake: ${header} with the bug `${bug}` of ${SPEC}.\n")
-  file(CONFIGURE OUTPUT ${OUT_DIR}/${bug}/${header} CONTENT "${text}" @ONLY NEWLINE_STYLE UNIX)
+  string(PREPEND text "// Generated by cmake/GenerateZoo.cmake: ${this_header} with the bug `${bug}` of ${SPEC}.\n")
+  file(CONFIGURE OUTPUT ${OUT_DIR}/${bug}/${this_header} CONTENT "${text}" @ONLY NEWLINE_STYLE UNIX)
   string(REPLACE "\\" "\\\\" why "${_why_${bug}}")
   string(REPLACE "\"" "\\\"" why "${why}")
-  string(APPEND list "#include \"${bug}/${header}\"\n")
+  string(APPEND list "REDUCTION_ZOO_PREPARE(${namespace}_${bug})\n#include \"${bug}/${this_header}\"\n")
   string(APPEND entries "REDUCTION_ZOO_BUG(${bug}, ${namespace}_${bug}, \"${_caught_${bug}}\", \"${why}\")\n")
+  if(NOT "${_launch_${bug}}" STREQUAL "")
+    set(signature "const E* input, std::size_t n, E* result, int block, reduction::DeviceScratch& scratch, cudaStream_t stream")
+    set(arguments "input, n, result, block, scratch, stream")
+    string(APPEND launchers
+      "template <typename E>\nvoid solution_${bug}(${signature}) {\n  ${namespace}::${_launch_${bug}}(${arguments});\n}\n"
+      "template <typename E>\nvoid bug_${bug}(${signature}) {\n  ${namespace}_${bug}::${_launch_${bug}}(${arguments});\n}\n"
+      "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\nconstexpr int kBlock_${bug} = ${_block_${bug}};\n")
+    string(APPEND gpu_entries "REDUCTION_ZOO_GPU_BUG(${bug}, \"${_caught_${bug}}\")\n")
+  endif()
 endforeach()
 string(APPEND list "\n// REDUCTION_ZOO_BUG(name, namespace, detectors, why), defined by the includer.\n#define REDUCTION_ZOO_BUGS \\\n")
 string(REPLACE "\n" " \\\n" entries_continued "${entries}")
 string(APPEND list "${entries_continued}\n")
+if(NOT launchers STREQUAL "")
+  string(APPEND list "\n#ifdef REDUCTION_ZOO_LAUNCHERS  // defined by the GPU test, a CUDA source\n"
+                     "namespace zoo_launch {\n${launchers}}  // namespace zoo_launch\n\n"
+                     "// REDUCTION_ZOO_GPU_BUG(name, detectors), defined by the includer.\n#define REDUCTION_ZOO_GPU_BUGS \\\n")
+  string(REPLACE "\n" " \\\n" gpu_continued "${gpu_entries}")
+  string(APPEND list "${gpu_continued}\n#endif  // REDUCTION_ZOO_LAUNCHERS\n")
+endif()
 file(CONFIGURE OUTPUT ${OUT_DIR}/zoo_list.hpp CONTENT "${list}" @ONLY NEWLINE_STYLE UNIX)
