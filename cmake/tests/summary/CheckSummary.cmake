@@ -4,7 +4,14 @@
 #
 # Its output must be <name>.expected, byte for byte, and its exit status 0; also when the list of
 # tests cannot be had (a missing file), since a failing post-test command would fail ctest. A
-# case named exercises_* is a build of the student's kernels.
+# case named exercises_* is a build of the student's kernels. The cases, logs as CTest writes them:
+#   solutions_without_gpu   no GPU: the GPU tests skipped, by exit status 77 or by their output
+#   exercises_without_gpu   no GPU, chapter 04's kernel unwritten: its emulator test and its trace fail
+#   solutions_with_gpu      a GPU, ctest -j (in the order the tests ended): 04's sanitizer missing,
+#                           08's GPU test failing, a test's output holding "Test Failed."
+#   subset_not_built        ctest -R: a test run twice (the last result counts), programs not built
+#   no_test_ran             no test ran: nothing is printed
+# tests.json holds their labels, as `ctest --show-only=json-v1` gives them (chapters 01, 04, 08).
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(name ${CASE} NAME_WE)
 get_filename_component(dir ${CASE} DIRECTORY)
