@@ -11,8 +11,8 @@
 # ctest runs it after the tests (CTEST_CUSTOM_POST_TEST in <build>/CTestCustom.cmake, written by
 # cmake/TestSummary.cmake). At that moment the run's log is still open under a temporary name
 # (Testing/Temporary/LastTest.log.tmp, with a random suffix in newer CMake); LastTest.log is the
-# previous run's. The labels come from `ctest --show-only=json-v1`, so a test labelled emulator
-# anywhere, in any chapter, is counted without a change here.
+# previous run's. The labels come from `ctest --show-only=json-v1` (run from <build>/test_summary/),
+# so a test labelled emulator anywhere, in any chapter, is counted without a change here.
 #
 # It always exits 0 and never stops with an error: a failing post-test command would make ctest
 # fail a run whose tests all passed. And it cannot make a failed run pass: ctest decides its exit
@@ -153,6 +153,9 @@ function(_summary_verdict out defined)
     set(reasons "no GPU")  # the reason for all of them: without a GPU, a sanitizer has nothing to run on
   endif()
   list(JOIN reasons ", " reasons)
+  if(reasons STREQUAL "")
+    set(reasons "skipped")
+  endif()
   _summary_names(failed_text "${failed}")
   _summary_names(skipped_text "${skipped}")
   _summary_names(unknown_text "${unknown}")
@@ -161,16 +164,13 @@ function(_summary_verdict out defined)
   list(LENGTH skipped n_skipped)
   if(n_ran EQUAL 0)
     set(verdict "not run (not selected)")
-  elseif(failed)
+  elseif(NOT failed STREQUAL "")
     set(verdict "FAILED (${failed_text})")
-  elseif(unknown)
+  elseif(NOT unknown STREQUAL "")
     set(verdict "result not in the log (${unknown_text})")
   elseif(n_skipped EQUAL n_ran)
     set(verdict "not run (${reasons})")
-    if(reasons STREQUAL "")
-      set(verdict "not run (skipped)")
-    endif()
-  elseif(skipped)
+  elseif(NOT skipped STREQUAL "")
     set(verdict "passed, but not run: ${skipped_text} (${reasons})")
   elseif(n_ran LESS n_defined)
     set(verdict "passed (${n_ran} of ${n_defined} selected)")
@@ -229,7 +229,13 @@ if(DEFINED TESTS_JSON)
     file(READ "${TESTS_JSON}" json)
   endif()
 else()
-  execute_process(COMMAND "${CTEST_COMMAND}" --show-only=json-v1 WORKING_DIRECTORY "${BUILD_DIR}"
+  # `ctest --show-only` writes a log of its own under the folder it runs in: in the build folder it
+  # would overwrite the log of the run being summed up (CTest 3.25 gives every temporary log the
+  # same name). It runs in a folder of its own, whose CTestTestfile.cmake names the build folder.
+  set(listing_dir "${BUILD_DIR}/test_summary")
+  file(MAKE_DIRECTORY "${listing_dir}")
+  file(WRITE "${listing_dir}/CTestTestfile.cmake" "subdirs(\"${BUILD_DIR}\")\n")
+  execute_process(COMMAND "${CTEST_COMMAND}" --show-only=json-v1 WORKING_DIRECTORY "${listing_dir}"
                   OUTPUT_VARIABLE json ERROR_QUIET RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     set(json "")

@@ -6,7 +6,8 @@
 # - plain `ctest` (no -V) prints the summary, and exits 0 when every test passed or was skipped;
 # - with the emulator's test failing, `ctest` says FAILED and still exits non-zero: the summary
 #   never turns a failed run into a passed one; `ctest -j 2` and `ctest --rerun-failed` likewise;
-# - `cmake --workflow --preset test` prints it too.
+# - `cmake --workflow --preset test` prints it too;
+# - Testing/Temporary/LastTest.log still holds the run's tests afterwards.
 cmake_minimum_required(VERSION 3.25)
 set(project ${WORK_DIR}/project)
 file(REMOVE_RECURSE ${project})
@@ -71,6 +72,11 @@ endfunction()
 check("cmake --workflow --preset test" 0 "${passed_line}" ${CMAKE_COMMAND} --workflow --preset test)
 check("ctest" 0 "${passed_line}" ${CMAKE_CTEST_COMMAND} --test-dir build -E "^summary[.]")
 check("ctest -j 2" 0 "${passed_line}" ${CMAKE_CTEST_COMMAND} --test-dir build -j 2 -E "^summary[.]")
+# The run's log, which ctest points to after a failure, is still the run's, not the summary's.
+file(READ ${project}/build/Testing/Temporary/LastTest.log log)
+if(NOT log MATCHES "04_convergent.cpu_tests")
+  string(APPEND problems "LastTest.log no longer holds the run's tests:\n${log}\n")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build-fail -DFAIL=ON
                 OUTPUT_QUIET RESULT_VARIABLE status)
 check("ctest, the emulator's test failing" nonzero "${failed_line}"
