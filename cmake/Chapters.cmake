@@ -21,7 +21,8 @@
 # every solution/ header replaced by its exercise version.
 #
 # Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
-# `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU.
+# `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU; the CPU
+# tests that run the chapter's kernel on the CPU emulator (test_emulated.cpp) also emulator.
 # Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
 # label for GPU chapters), runs with bad values of its own options that must exit 2 with one line
 # on stderr, and for GPU chapters a run with the GPU hidden that must print the analysis and exit 77.
@@ -60,10 +61,18 @@ function(reduction_add_tests chapter kind)
   # none of them finds the memory taken by another and skips. The other GPU tests take a few
   # hundred MiB and share the GPU.
   set(huge FALSE)
+  # A chapter's test_emulated.cpp runs the chapter's own kernel (the student's, in exercise mode) on
+  # the CPU emulator: its test also gets the label emulator, by which the summary at the end of a
+  # ctest run (cmake/TestSummary.cmake) tells "checked on the CPU" from "checked on a GPU".
+  set(emulator "")
   foreach(source IN LISTS ARGN)
     file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
     if(text MATCHES "\\[huge\\]")
       set(huge TRUE)
+    endif()
+    get_filename_component(source_name ${source} NAME)
+    if(kind STREQUAL "cpu" AND source_name MATCHES "^test_emulated")
+      set(emulator ";emulator")
     endif()
   endforeach()
   if(huge)
@@ -74,7 +83,7 @@ function(reduction_add_tests chapter kind)
   else()
     add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
   endif()
-  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77)
+  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}${emulator}" SKIP_RETURN_CODE 77)
 endfunction()
 
 function(add_reduction_chapter)

@@ -153,6 +153,8 @@ lessons in each chapter's `README.md`) is the tutorial's own.
   reaches). The kernels of 08 and 09 are checked on a GPU only.
 - When a kernel is done, delete the line `#define REDUCTION_EXERCISE_UNFINISHED 1` near the top of
   its header, as the comment above it says.
+- Every `ctest` run ends with what it checked in each chapter: your kernel on the CPU emulator, on
+  a GPU, or not at all ("on a GPU: not run (no GPU)").
 ]=])
 message(STATUS "handout in ${HANDOUT_DIR}: ${copied} files copied, ${generated} solution files "
                "replaced by their exercise versions (${exercises} exercises), ${left_out} left out")
