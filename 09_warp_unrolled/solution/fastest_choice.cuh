@@ -43,18 +43,19 @@ struct FastestChoice {
   //    The former choice, two waves, left multiprocessors idle at the end (ncu at 2^28 ints: the
   //    least busy multiprocessor was active 73 % of the cycles of the busiest); one wave is 1 to
   //    15 % faster from 2^23 to 2^27 ints.
-  //  - from kChunkedFromBytes on: one block per 128 KiB chunk of the input (kLargeLoadsInFlight
-  //    loads in flight, kLargeRounds rounds a thread), so the grid grows with n (8192 blocks at
-  //    2^30 ints). A multiprocessor that finishes a block early takes the next one, so none idles
-  //    at the end (ncu at 2^28 ints, 64 KiB chunks: the least busy at 98 % of the busiest). But
-  //    each block ends with a fence and an atomic whose answer it waits for (ncu: warps stalled
-  //    on the memory barrier); below 512 MiB those cost more than the idle end saves, at 512 MiB
-  //    the two shapes tie.
+  //  - from kChunkedFromBytes (1 GiB) on: one block per 128 KiB chunk of the input
+  //    (kLargeLoadsInFlight loads in flight, kLargeRounds rounds a thread), so the grid grows with
+  //    n (8192 blocks at 2^30 ints). A multiprocessor that finishes a block early takes the next
+  //    one, so none idles at the end (ncu at 2^28 ints, 64 KiB chunks: the least busy at 98 % of
+  //    the busiest). But each block ends with a fence and an atomic whose answer it waits for
+  //    (ncu: warps stalled on the memory barrier): at 256 MiB that cost more than the idle end
+  //    saves, at 512 MiB the two shapes tied (and a float min 2^27 + 1 there lost to cub by 0.2 %
+  //    in the sweep), from 1 GiB the chunks win by 0.4 to 1.9 %.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;  // the mid path and the one-wave path stride
   static constexpr int kBlock = 1024;
   static constexpr int kWaves = 1;
-  static constexpr std::size_t kChunkedFromBytes = std::size_t(512) << 20;
+  static constexpr std::size_t kChunkedFromBytes = std::size_t(1) << 30;
   static constexpr int kLargeLoadsInFlight = 2;
   static constexpr int kLargeRounds = 4;
 };
