@@ -18,7 +18,9 @@ Then the main line (STEPS below): each chapter's idea against the kernel before 
 the same work, in the regime where that idea is the bottleneck it removes (rows of one block's
 size for 03 to 05, 2^28 elements for 06 to 08, two elements a thread for the warp techniques of
 09, where the tree is most of the work (experiments trees: the first passes of the chapters' own
-kernels), and 2^20 elements from L2 for fastest). A step's speedup is the time before over the time after; results.json lists them as "steps".
+kernels), and for fastest 2^20 elements from L2 and 2^28 from DRAM, against shuffle and against
+07's best). A step's speedup is the time before over the time after; results.json lists them as
+"steps".
 
 It prints Markdown tables and writes results.md, results.csv and results.json. A wrong result
 fails the command.
@@ -70,6 +72,10 @@ STEPS = [
     ("09_warp_unrolled/unrolled", "09_warp_unrolled/shuffle", TREES,
      "2^28, two elements a thread, blocks of 1024 (first pass)"),
     ("09_warp_unrolled/shuffle", "09_warp_unrolled/fastest", SMALL, "one array of 2^20, from L2"),
+    # The last step at the size where every byte comes from DRAM: against shuffle, and against the
+    # fastest kernel before chapter 09 (07's best factor, whose many small blocks fastest must match).
+    ("09_warp_unrolled/shuffle", "09_warp_unrolled/fastest", LARGE, "one array of 2^28"),
+    ("07_coarsening/best", "09_warp_unrolled/fastest", LARGE, "one array of 2^28"),
 ]
 
 

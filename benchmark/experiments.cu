@@ -607,14 +607,135 @@ void profile() {
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 }
+
+// 7. A candidate for closing the rest of the gap to chapter 07 (issue 24): one wave of blocks that
+//    take chunks of the input from a shared counter as they go (the next one asked for while the
+//    current one loads), each chunk's sum stored in its own slot, and the last block to finish adds
+//    the slots in order: the balance of 07's many blocks, one fence a block, and the same bits on
+//    every run (the order of the additions does not depend on which block took which chunk).
+template <typename Op, typename T, int K, int R>
+__global__ void dynamic_kernel(const T* input, std::size_t n, std::size_t chunks, T* chunk_results, T* result,
+                               unsigned* next_chunk, unsigned* blocks_done) {
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count;
+  const Op op{};
+  const std::size_t vectors = n / kCount;  // cudaMalloc'd input, n a multiple of kCount here
+  const auto* vector = reinterpret_cast<const Vector*>(input);
+  const std::size_t chunk = std::size_t(blockDim.x) * K * R;
+  __shared__ unsigned taken[2];
+  __shared__ bool last;
+  if (threadIdx.x == 0) taken[0] = atomicAdd(next_chunk, 1u);
+  __syncthreads();
+  int slot = 0;
+  for (unsigned c = taken[0]; c < chunks; c = taken[slot]) {
+    if (threadIdx.x == 0) taken[slot ^ 1] = atomicAdd(next_chunk, 1u);  // the next, while this one loads
+    T sum = Op::template identity<T>();
+    const std::size_t end = (c + 1) * chunk < vectors ? (c + 1) * chunk : vectors;
+    std::size_t i = c * chunk + threadIdx.x;
+    for (int r = 0; r < R; ++r, i += K * blockDim.x) {
+      if (i + (K - 1) * blockDim.x < end) {
+        Vector v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] = vector[i + k * blockDim.x];
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+          for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+      } else {
+        for (int k = 0; k < K; ++k)
+          if (i + k * blockDim.x < end)
+            for (int j = 0; j < kCount; ++j) sum = op(sum, vector[i + k * blockDim.x].lane[j]);
+      }
+    }
+    const T total = ch09::block_reduce<Op>(sum);
+    if (threadIdx.x == 0) chunk_results[c] = total;
+    slot ^= 1;
+    __syncthreads();  // taken[slot] written, and warp_totals read, before the next chunk's
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicInc(blocks_done, gridDim.x - 1) == gridDim.x - 1;
+    __threadfence();
+    if (last) *next_chunk = 0;  // every block has taken its last chunk
+  }
+  __syncthreads();
+  if (!last) return;
+  const T all = ch09::block_reduce<Op>(ch09::fold_block_results<Op>(chunk_results, unsigned(chunks)));
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int K, int R>
+void dynamic_launch(const T* input, std::size_t n, T* result, int block, int per_sm, DeviceScratch& scratch,
+                    unsigned* counters, cudaStream_t s) {
+  const std::size_t chunk = std::size_t(block) * K * R * ch09::Lanes<T, true>::count;
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  const int grid = int(std::min<std::size_t>(chunks, std::size_t(per_sm) * ch08::multiprocessors()));
+  T* slots = scratch.get_as<T>(chunks);
+  dynamic_kernel<Sum, T, K, R><<<grid, block, 0, s>>>(input, n, chunks, slots, result, counters, counters + 1);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void dynamic(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<unsigned> counters(2);
+  CUDA_CHECK(cudaMemset(counters.data(), 0, 2 * sizeof(unsigned)));
+  using Launch = std::function<void(cudaStream_t)>;
+  const T* in = input.data();
+  T* out = result.data();
+  unsigned* cnt = counters.data();
+  std::vector<std::pair<std::string, Launch>> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }}};
+  auto add = [&](auto k, auto r, int block, int per_sm) {
+    constexpr int K = decltype(k)::value, R = decltype(r)::value;
+    kernels.push_back({"dynamic x" + std::to_string(K) + " r" + std::to_string(R) + " b" + std::to_string(block) +
+                           " " + std::to_string(per_sm) + "/SM",
+                       [=, &scratch](cudaStream_t s) { dynamic_launch<T, K, R>(in, n, out, block, per_sm, scratch, cnt, s); }});
+  };
+  using std::integral_constant;
+  add(integral_constant<int, 2>{}, integral_constant<int, 1>{}, 1024, 2);
+  add(integral_constant<int, 2>{}, integral_constant<int, 2>{}, 1024, 2);
+  add(integral_constant<int, 2>{}, integral_constant<int, 4>{}, 1024, 2);
+  add(integral_constant<int, 4>{}, integral_constant<int, 1>{}, 1024, 2);
+  add(integral_constant<int, 4>{}, integral_constant<int, 1>{}, 512, 4);
+  add(integral_constant<int, 4>{}, integral_constant<int, 2>{}, 512, 4);
+  add(integral_constant<int, 4>{}, integral_constant<int, 2>{}, 256, 8);
+  add(integral_constant<int, 4>{}, integral_constant<int, 4>{}, 256, 8);
+  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
+  std::vector<std::vector<double>> us(kernels.size());
+  std::vector<bool> same(kernels.size(), true);
+  for (int round = 0; round < rounds_of_all; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("dynamic  %-6s n=2^%-2zu %-28s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
+    }
+  const std::size_t c07 = kernels.size() - 2;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (int r = 0; r < rounds_of_all; ++r) ratio.push_back(us[k][r] / us[c07][r]);
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("dynamic  %-6s n=2^%-2zu %-26s median %9.2f us  over 07 by round: min %.3f median %.3f max %.3f\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2], ratio.front(),
+                ratio[ratio.size() / 2], ratio.back());
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -652,6 +773,12 @@ int main(int argc, char** argv) {
       knobs<float>(std::size_t(1) << log_n);
     }
   if (only == "profile") profile();
+  if (only == "dynamic")
+    for (std::size_t log_n : {22, 23, 24, 25, 26, 27, 28, 30}) {
+      dynamic<int>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28) dynamic<float>(std::size_t(1) << log_n, 5);
+      if (log_n == 28) dynamic<double>(std::size_t(1) << log_n, 5);
+    }
   if (only == "large")
     for (std::size_t log_n : {23, 24, 25, 26, 27, 28, 29, 30}) {
       large<int>(std::size_t(1) << log_n, 5);
