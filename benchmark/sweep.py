@@ -11,15 +11,16 @@ at every size (default: n = 2^k for k = 0 to 30, 2^k - 1, 2^k + 1 and 10^k up to
 sum, max and min, the program checks fastest and cub against the CPU reference, then times them
 alternately, run by run, on the same input (inputs that fit in L2 rotate through copies, as in
 every run of the program), and reports their medians. This script gathers the rows into
-sweep.json, a list of {"device", "type", "op", "n", "fastest_us", "cub_us", "ratio", ...} with
-ratio = cub_us / fastest_us (rows of other devices already in the file are kept, so one file
-holds every GPU measured), draws ratio against n for each type into sweep_<gpu>.png, and prints
+sweep.json, a list of {"device", "date", "type", "op", "n", "fastest_us", "cub_us", "ratio", ...}
+with ratio = cub_us / fastest_us (rows of other devices, or of the same device on other days,
+already in the file are kept, so one file holds every GPU and every day measured), draws ratio against n for each type into sweep_<gpu>.png, and prints
 the ratios and the rows below 1.00. Then it runs fastest and cub on their own at 2^28 and 2^30,
 where the program measures a plain read of the same bytes in the same process, and gives
 fastest's share of it (the goal: 97 % at n >= 2^28) into sweep_<gpu>_read.json. A wrong result
 fails the command.
 """
 import argparse
+import datetime
 import json
 import math
 import os
@@ -148,13 +149,15 @@ def main():
             kept = json.load(f)
 
     if opts.plot_only:
-        for device in sorted({r["device"] for r in kept}):
-            plot([r for r in kept if r["device"] == device], device,
+        for device in sorted({r["device"] for r in kept}):  # each device's latest day
+            latest = max(r.get("date", "") for r in kept if r["device"] == device)
+            plot([r for r in kept if r["device"] == device and r.get("date", "") == latest], device,
                  os.path.join(opts.out, f"sweep_{device_slug(device)}.png"))
         return
 
     program = chapter(opts.build, "09_warp_unrolled")["program"]
     rows, failures, device, ceilings = [], [], None, {}
+    today = datetime.date.today().isoformat()
     for dtype in opts.types.split(","):
         report, status, stderr = run_type(program, dtype, opts.sizes, opts.reps, opts.warmup)
         if report is None:
@@ -163,7 +166,7 @@ def main():
         device = report.get("device", "unknown GPU")
         ceilings[dtype] = (report.get("copy_ceiling_gbps"), report.get("read_ceiling_gbps"))
         for row in report.get("sweep", []):
-            row = {"device": device, "type": dtype, **row}
+            row = {"device": device, "date": today, "type": dtype, **row}
             rows.append(row)
             if not (row.get("fastest_correct") and row.get("cub_correct")):
                 failures.append(f"{dtype} {row['op']} n = {row['n']}: a wrong result (fastest "
@@ -173,7 +176,7 @@ def main():
 
     if not rows:
         sys.exit("no rows measured:\n  " + "\n  ".join(failures))
-    merged = [r for r in kept if r.get("device") != device] + rows
+    merged = [r for r in kept if (r.get("device"), r.get("date")) != (device, today)] + rows
     with open(json_path, "w") as f:
         json.dump(merged, f, indent=1)
     print(f"wrote {json_path} ({len(rows)} rows of {device})", file=sys.stderr)
