@@ -32,7 +32,8 @@ __global__ void read_ceiling_kernel(const uint4* __restrict__ data, std::size_t 
   if (chunk > 0) {
     step = blockDim.x;
     i = std::size_t(blockIdx.x) * chunk + threadIdx.x;
-    vectors = std::min(vectors, std::size_t(blockIdx.x + 1) * chunk);
+    const std::size_t chunk_end = std::size_t(blockIdx.x + 1) * chunk;
+    if (chunk_end < vectors) vectors = chunk_end;
   }
   unsigned int bits = 0;
   for (; i + (kLoadsInFlight - 1) * step < vectors; i += kLoadsInFlight * step) {
