@@ -68,9 +68,8 @@ template <typename T> std::string describe_plan(std::size_t n) {
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
   return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
-         std::to_string(C::kBlock) + " threads, one wave, or from " + std::to_string(C::kChunkedFromBytes >> 20) +
-         " MiB one block per " + std::to_string(C::kBlock * C::kLargeLoadsInFlight * C::kLargeRounds * 16 / 1024) +
-         " KiB;\n           the last block to finish adds the blocks' results";
+         std::to_string(C::kBlock) + " threads, one wave (two from " + std::to_string(C::kTwoWavesFromBytes >> 30) +
+         " GiB);\n           the last block to finish adds the blocks' results";
 }
 
 // "528 blocks of 1024", or "1 block of 64": a plan's launch.

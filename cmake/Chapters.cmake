@@ -56,7 +56,7 @@ function(reduction_add_tests chapter kind)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE reduction_test_${kind})
   _reduction_label(${chapter} label)
-  # The test cases tagged [huge] take 16 GiB of device memory or more (inputs past 2^32): they run
+  # The test cases tagged [huge] take 2 GiB of device memory or more (16 GiB for inputs past 2^32): they run
   # as a test of their own, one such test at a time (RESOURCE_LOCK reduction_gpu_memory), so that
   # none of them finds the memory taken by another and skips. The other GPU tests take a few
   # hundred MiB and share the GPU.

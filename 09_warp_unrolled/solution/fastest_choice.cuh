@@ -37,43 +37,33 @@ struct FastestChoice {
   // counter, and atomics on one address are served one after another.
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
-  // Large n: 1024-thread blocks, one pass, in two shapes (measured with `experiments large` on an
-  // H100 on 2026-11-25; README.md, "Many blocks or one wave", has the table and the counters):
-  //  - below kChunkedFromBytes: one wave, every resident block striding over the whole input.
-  //    The former choice, two waves, left multiprocessors idle at the end (ncu at 2^28 ints: the
-  //    least busy multiprocessor was active 73 % of the cycles of the busiest); one wave is 1 to
-  //    15 % faster from 2^23 to 2^27 ints.
-  //  - from kChunkedFromBytes (1 GiB) on: one block per 128 KiB chunk of the input
-  //    (kLargeLoadsInFlight loads in flight, kLargeRounds rounds a thread), so the grid grows with
-  //    n (8192 blocks at 2^30 ints). A multiprocessor that finishes a block early takes the next
-  //    one, so none idles at the end (ncu at 2^28 ints, 64 KiB chunks: the least busy at 98 % of
-  //    the busiest). But each block ends with a fence and an atomic whose answer it waits for
-  //    (ncu: warps stalled on the memory barrier): at 256 MiB that cost more than the idle end
-  //    saves, at 512 MiB the two shapes tied (and a float min 2^27 + 1 there lost to cub by 0.2 %
-  //    in the sweep), from 1 GiB the chunks win by 0.4 to 1.9 %.
+  // Large n: 1024-thread blocks striding over the whole input, one pass; one wave of them below
+  // kTwoWavesFromBytes, two from there (measured with `experiments large` on two H100s and an H200
+  // on 2026-11-25; README.md, "Many blocks or one wave", has the tables and the counters). The
+  // former choice, two waves at every large size, left multiprocessors idle at the end of the
+  // second wave (ncu at 2^28 ints on an H100: the least busy was active 73 % of the cycles of the
+  // busiest); one wave was 1 to 15 % faster from 2^23 to 2^28 on the H100 and 1 to 17 % on the
+  // H200. From 2 GiB the two shapes are within 0.5 % of each other, and two waves were ahead of
+  // cub on every GPU where one wave was not (H200, 2^30 ints: 0.998 against cub's time). Many
+  // blocks, each its own chunk, which beat both on the H100 from 1 GiB, lost to cub by up to 7 %
+  // on the H200, so fastest does not take them.
   static constexpr bool kOnePass = true;
-  static constexpr bool kChunked = false;  // the mid path and the one-wave path stride
+  static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
-  static constexpr int kWaves = 1;
-  static constexpr std::size_t kChunkedFromBytes = std::size_t(1) << 30;
-  static constexpr int kLargeLoadsInFlight = 2;
-  static constexpr int kLargeRounds = 4;
+  static constexpr std::size_t kTwoWavesFromBytes = std::size_t(2) << 30;
 };
 
-// Where fastest runs n: one block (the single-block path), or the grid path with this block and
-// grid; `chunked`: one block per chunk (kLargeLoadsInFlight, kLargeRounds), else the grid strides.
+// Where fastest runs n: one block (the single-block path), or the grid path with this block and grid.
 struct FastestPlan {
   bool single_block = false;
   int block = 0;
   int grid = 0;
-  bool chunked = false;
 };
 
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
-// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; then kBlock threads, one
-// round a thread, at least one block per multiprocessor and at most kWaves waves; from
-// kChunkedFromBytes on, one kBlock-thread block per chunk of kBlock x kLargeLoadsInFlight x
-// kLargeRounds vectors.
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most one wave (two from
+// kTwoWavesFromBytes).
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
@@ -82,15 +72,12 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t sms = std::size_t(ch08::multiprocessors());
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
-    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms)), false};
-  if (n * sizeof(T) >= C::kChunkedFromBytes) {
-    const std::size_t chunk = std::size_t(C::kBlock) * C::kLargeLoadsInFlight * C::kLargeRounds * count;
-    return {false, C::kBlock, int((n + chunk - 1) / chunk), true};
-  }
+    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   const std::size_t wanted = std::max((n + round - 1) / round, sms);
-  const std::size_t most = std::size_t(C::kWaves) * ch08::resident_blocks(kernel, C::kBlock, 0);
-  return {false, C::kBlock, int(std::min(wanted, most)), false};
+  const std::size_t waves = n * sizeof(T) >= C::kTwoWavesFromBytes ? 2 : 1;
+  const std::size_t most = waves * ch08::resident_blocks(kernel, C::kBlock, 0);
+  return {false, C::kBlock, int(std::min(wanted, most))};
 }
 
 }  // namespace ch09

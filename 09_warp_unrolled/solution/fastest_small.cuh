@@ -207,7 +207,7 @@ constexpr std::size_t single_block_depth() {
 // fastest itself: the path, block and grid for n, then the launch.
 template <typename Op, typename T>
 FastestPlan fastest_plan(std::size_t n) {
-  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1, false};
+  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
   return fastest_grid_plan<Op, T>(n);
 }
 
@@ -222,12 +222,8 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
     return;
   }
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
-  if (plan.chunked)
-    launch_fastest_grid<Op, T, C::kWide, C::kLargeLoadsInFlight, C::kOnePass, true>(input, n, result, plan.block,
-                                                                                   plan.grid, scratch, stream);
-  else
-    launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
-                                                                                      plan.grid, scratch, stream);
+  launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
+                                                                                    plan.grid, scratch, stream);
 }
 
 template <typename Op, typename T>
