@@ -193,6 +193,7 @@ inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t 
   counters.emplace(scratch_memory, counter);
   return counter;
 }
+#endif  // REDUCTION_EMULATOR
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 int fastest_grid(std::size_t n, int block, int waves) {
@@ -201,6 +202,7 @@ int fastest_grid(std::size_t n, int block, int waves) {
   return ch08::grid_for(n, per_block, waves * ch08::resident_blocks(kernel, block, 0));
 }
 
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
                          cudaStream_t stream) {
