@@ -97,21 +97,16 @@ TEMPLATE_TEST_CASE("chapter 08's kernel on the CPU emulator: the three finishes,
 
 // Wrong launches and a wrong kernel that the emulator must catch: without these, a check that
 // found nothing ever would pass the solution above all the same.
-REDUCTION_EMULATOR_DYNAMIC_SHARED(two_pass_bugs)  // the wrong kernel's `extern __shared__` array
 namespace two_pass_bugs {
 using Element = Checked<std::int32_t>;
 
-// Every block stores its partial in out[0] instead of out[blockIdx.x].
+// Every block stores its partial in out[0] instead of out[blockIdx.x] (one thread a block adds the
+// block's grid-stride share: the lesson here is where the partial goes, not the tree).
 __global__ void every_block_stores_first(const Element* input, std::size_t n, Element* out) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  Element* partial = reinterpret_cast<Element*>(shared_bytes);
-  const unsigned t = threadIdx.x;
-  partial[t] = ch08::thread_partial<reduction::Sum>(input, n, std::size_t(gridDim.x) * blockDim.x);
-  for (unsigned stride = blockDim.x / 2; stride >= 1; stride /= 2) {
-    __syncthreads();
-    if (t < stride) partial[t] = partial[t] + partial[t + stride];
-  }
-  if (t == 0) out[0] = partial[0];
+  if (threadIdx.x != 0) return;
+  Element sum(0);
+  for (std::size_t i = blockIdx.x; i < n; i += gridDim.x) sum = sum + input[i];
+  out[0] = sum;
 }
 }  // namespace two_pass_bugs
 
@@ -143,11 +138,11 @@ TEST_CASE("the CPU emulator catches wrong two-pass launches", "[chapter08][emula
     CHECK(run.has(FindingKind::kUninitializedRead));
   }
   {
-    const emu::Pass<V> first{
-        unsigned(grid), unsigned(block), block * sizeof(two_pass_bugs::Element),
-        [](const emu::PassMemory<V>& m) { two_pass_bugs::every_block_stores_first(m.input, m.n, m.partials); }};
-    const auto run = emu::emulate_passes(input, Passes<V>{first, add_partials<V>(grid, block)}, options,
-                                         two_pass_bugs::shared_bytes);
+    const emu::Pass<V> first{unsigned(grid), unsigned(block), 0, [](const emu::PassMemory<V>& m) {
+                               two_pass_bugs::every_block_stores_first(m.input, m.n, m.partials);
+                             }};
+    const auto run =
+        emu::emulate_passes(input, Passes<V>{first, add_partials<V>(grid, block)}, options, ch08::shared_bytes);
     INFO(run.describe());
     CHECK(run.has(FindingKind::kRace));               // the blocks' stores to out[0]
     CHECK(run.has(FindingKind::kUninitializedRead));  // partials[1] and [2], never stored

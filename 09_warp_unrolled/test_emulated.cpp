@@ -227,36 +227,36 @@ using Element = Checked<std::int32_t>;
 template <bool kReadBarrier>
 __global__ void warp_finish(const Element* input, std::size_t /*n: 64*/, Element* result) {
   __shared__ Element partial[64];
-  const unsigned t = threadIdx.x;
-  partial[t] = input[t];
-  partial[t + 32] = input[t + 32];
+  const unsigned lane = threadIdx.x;
+  partial[lane] = input[lane];
+  partial[lane + 32] = input[lane + 32];
   __syncwarp();
-  Element sum = partial[t];
-  for (unsigned offset = 32; offset > 0; offset /= 2) {
-    sum = sum + partial[t + offset];
+  Element sum = partial[lane];
+  for (unsigned offset = 32; offset >= 1; offset /= 2) {
+    sum = sum + partial[lane + offset];
     if constexpr (kReadBarrier) __syncwarp();
-    partial[t] = sum;
+    partial[lane] = sum;
     __syncwarp();
   }
-  if (t == 0) *result = sum;
+  if (lane == 0) *result = sum;
 }
 
-// The same finish with its barriers inside `if (t < offset)`: the lanes past the offset never reach them.
+// The same finish with its barriers inside `if (lane < offset)`: the lanes past the offset never reach them.
 __global__ void warp_barrier_in_branch(const Element* input, std::size_t /*n: 64*/, Element* result) {
   __shared__ Element partial[64];
-  const unsigned t = threadIdx.x;
-  partial[t] = input[t];
-  partial[t + 32] = input[t + 32];
+  const unsigned lane = threadIdx.x;
+  partial[lane] = input[lane];
+  partial[lane + 32] = input[lane + 32];
   __syncwarp();
-  Element sum = partial[t];
-  for (unsigned offset = 32; offset > 0; offset /= 2)
-    if (t < offset) {
-      sum = sum + partial[t + offset];
+  Element sum = partial[lane];
+  for (unsigned offset = 32; offset >= 1; offset /= 2)
+    if (lane < offset) {
+      sum = sum + partial[lane + offset];
       __syncwarp();
-      partial[t] = sum;
+      partial[lane] = sum;
       __syncwarp();
     }
-  if (t == 0) *result = sum;
+  if (lane == 0) *result = sum;
 }
 
 // A warp's 32 elements by shuffles down, with a mask and width of the test's choosing.
