@@ -55,8 +55,9 @@
 // the mask is a finding; a shuffle orders no memory access. `volatile` accesses are checked like
 // any other: volatile orders nothing between threads. A global store that another block reads is
 // a race unless its thread fenced it (__threadfence) and then made an atomic on some location
-// (atomicInc, atomicAdd), and the reading block made an atomic on that location later; a fence
-// after the reader's atomic is not required (the CUDA Programming Guide's example of this
+// (atomicInc, atomicAdd), and the reading thread made an atomic on that location later, or a
+// thread of its block did before a __syncthreads() the reader has passed since; a fence after the
+// reader's atomic is not required (the CUDA Programming Guide's example of this
 // pattern has none), and a store by another thread of the writer's block, passed on by a barrier,
 // is not taken as published. __ldg and __ldcg are plain loads (the emulator has no caches); a
 // 16-byte uint4 load is a load of each element it covers.
