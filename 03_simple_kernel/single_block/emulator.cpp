@@ -249,6 +249,7 @@ class Machine {
   void load_bytes(const void* where, std::size_t size);
   void sync_threads(const char* file, int line);
   void warp_wait(Wait wait, unsigned mask, const char* file, int line);
+  void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
   Fiber& self() { return fibers_[unsigned(current_)]; }
   void thread_fence();
 
@@ -380,6 +381,12 @@ std::string collective(const Fiber& f) {
 }
 
 void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
+  check_warp_call(wait, mask, file, line);  // its strings are gone before the fiber yields, perhaps for good
+  yield();
+}
+
+// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong.
+void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int line) {
   Fiber& f = self();
   const unsigned t = unsigned(current_), lane = t % kWarpSize, base = t - lane;
   const unsigned lanes = std::min(kWarpSize, threads_ - base);
@@ -406,7 +413,6 @@ void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
     record(FindingKind::kBadWarpMask, event);
     stopped_ = true;
   }
-  yield();
 }
 
 void Machine::thread_fence() {
