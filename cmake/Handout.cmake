@@ -147,10 +147,11 @@ lessons in each chapter's `README.md`) is the tutorial's own.
   With a GPU: until a kernel is written, its program says on stderr that the kernel is not
   implemented yet, its result is wrong (exit status 1), and the chapter's GPU tests fail (they do
   not crash or hang). Without a GPU the programs show their analysis and exit 77; in chapters 03
-  to 07 the CPU tests (`NN.cpu_tests`) run your kernel on a CPU emulator, in several orders of
-  its threads (and of its blocks, in 06 and 07), and fail until it is right, naming what they
-  found (a result never written, a race, a read past the end, a barrier not every thread
-  reaches). The kernels of 08 and 09 are checked on a GPU only.
+  to 09 the CPU tests (`NN.cpu_tests`) run your kernel on a CPU emulator, in several orders of
+  its threads (and of its blocks, from 06 on; of the lanes of a warp between warp barriers, in
+  08 and 09), and fail until it is right, naming what they found (a result never written, a
+  race, a read past the end, a barrier or warp collective not every thread reaches, a wrong
+  shuffle mask).
 - When a kernel is done, delete the line `#define REDUCTION_EXERCISE_UNFINISHED 1` near the top of
   its header, as the comment above it says.
 - Every `ctest` run ends with what it checked in each chapter: your kernel on the CPU emulator, on

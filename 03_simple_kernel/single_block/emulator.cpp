@@ -44,6 +44,7 @@ const char* kind_name(FindingKind kind) {
     case FindingKind::kDivergentBarrier: return "divergent_barrier";
     case FindingKind::kResultNotWritten: return "result_not_written";
     case FindingKind::kWrongValue: return "wrong_value";
+    case FindingKind::kBadWarpMask: return "bad_warp_mask";
   }
   return "?";
 }
@@ -93,19 +94,53 @@ void finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] const voi
 #endif
 }
 
+// What a thread waits at: a block barrier, or one of its warp's collectives.
+enum class Wait { kNone, kBlock, kWarpBarrier, kShuffle };
+
 struct Fiber {
   ucontext_t context;
   char* stack = nullptr;
   bool started = false, returned = false, waiting = false;
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
+  Wait wait = Wait::kNone;
+  // At a warp collective: its mask; at a shuffle, its kind, source lane or distance, width, the
+  // value it offers and where it receives its source lane's.
+  unsigned mask = 0;
+  ShuffleKind shuffle_kind = ShuffleKind::kIndexed;
+  int lane_or_delta = 0, width = 32;
+  const void* value = nullptr;
+  void* received = nullptr;
+  void (*copy)(void*, const void*) = nullptr;
+  // The thread's view of its warp since the last block barrier: element l counts the warp
+  // barriers lane l had passed when this thread last synchronised with it (a vector clock). Two
+  // accesses of one warp in one step are ordered when a __syncwarp both lanes passed lies between.
+  std::uint32_t clock[32] = {};
+  // Global stores not yet followed by a __threadfence(), and those that are, not yet followed by
+  // an atomic; the counters (atomic locations) this thread has seen, with the atomic's number.
+  std::vector<std::uintptr_t> unfenced, fenced;
+  std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+};
+
+// One thread's access to an element, and the thread's own warp clock at that moment.
+struct Touch {
+  int thread = -1;
+  std::uint32_t epoch = 0;
 };
 
 // Who touched an element in the current step: its writer and up to two distinct readers and
 // atomic adders (two are enough to know whether a thread other than any given one has read it).
 struct Touches {
   std::uint64_t step = ~std::uint64_t(0);  // the step (numbered over the whole run) these are of
-  int writer = -1, reader = -1, other_reader = -1, atomic = -1, other_atomic = -1;
+  Touch writer, readers[2], atomics[2];
+};
+
+// A global store that its thread fenced and then followed with an atomic on `counter`: a block
+// whose atomic on that counter comes later may read it (the one-pass grid's last block).
+struct Release {
+  std::uintptr_t counter = 0;
+  std::uint64_t atomic = 0;  // the releasing atomic's number in the launch
+  unsigned block = 0;
 };
 
 // Which blocks touched a global element over the whole run, up to two of each kind: the blocks
@@ -144,6 +179,7 @@ std::pair<std::uintptr_t, std::uintptr_t> thread_local_block() {
 struct Event {
   int thread = -1, other = -1;  // other: the second thread of a race, or block if other_is_block
   bool write = false, other_wrote = false, atomic = false, other_atomic = false, other_is_block = false;
+  bool unreleased = false;  // a read of another block's store that no fence and atomic published
   unsigned block = 0, step = 0;
   std::uintptr_t address = 0;
   std::string text;  // for barriers: already in words
@@ -210,10 +246,19 @@ class Machine {
 
   void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level,
               bool atomic = false);
+  void load_bytes(const void* where, std::size_t size);
   void sync_threads(const char* file, int line);
+  void warp_wait(Wait wait, unsigned mask, const char* file, int line);
+  void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
+  Fiber& self() { return fibers_[unsigned(current_)]; }
+  void thread_fence();
 
  private:
   void run_block(unsigned b);
+  void run_ready();
+  bool resolve_warps();
+  void report_stuck_warp();
+  bool ordered(const Touch& earlier, int t) const;
   void resume(unsigned t);
   void yield();
   static void fiber_main();
@@ -247,7 +292,10 @@ class Machine {
   std::unordered_set<std::uintptr_t> shared_written_;  // in the current block
   std::uintptr_t lowest_shared_ = ~std::uintptr_t(0);
   std::vector<std::pair<FindingKind, Event>> first_;  // the first event of each kind
-  std::vector<std::size_t> counts_ = std::vector<std::size_t>(6, 0);
+  std::vector<std::size_t> counts_ = std::vector<std::size_t>(kFindingKinds, 0);
+  bool stopped_ = false;  // a warp collective that cannot complete, or is misused: the run stops
+  std::uint64_t atomics_ = 0;  // global atomics so far in the launch
+  std::unordered_map<std::uintptr_t, Release> released_;  // global stores published by fence and atomic
   RunOutcome outcome_;
 };
 
@@ -304,12 +352,73 @@ void Machine::yield() {
   thread_idx = {unsigned(me), 0, 0};
 }
 
+std::string base_name(const char* path) {
+  const std::string p = path;
+  const std::size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
 void Machine::sync_threads(const char* file, int line) {
   Fiber& self = fibers_[unsigned(current_)];
   self.waiting = true;
+  self.wait = Wait::kBlock;
   self.barrier_file = file;
   self.barrier_line = line;
   yield();
+}
+
+std::string hex(unsigned mask) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", mask);
+  return text;
+}
+
+// A warp collective as the kernel wrote it: "__shfl_down_sync(0x0000ffff)".
+std::string collective(const Fiber& f) {
+  static const char* const shuffles[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
+  return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + hex(f.mask) +
+         ")";
+}
+
+void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
+  check_warp_call(wait, mask, file, line);  // its strings are gone before the fiber yields, perhaps for good
+  yield();
+}
+
+// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong.
+void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int line) {
+  Fiber& f = self();
+  const unsigned t = unsigned(current_), lane = t % kWarpSize, base = t - lane;
+  const unsigned lanes = std::min(kWarpSize, threads_ - base);
+  const unsigned existing = lanes == kWarpSize ? ~0u : (1u << lanes) - 1u;
+  f.waiting = true;
+  f.wait = wait;
+  f.mask = mask;
+  f.barrier_file = file;
+  f.barrier_line = line;
+  std::string problem;
+  if (!(mask >> lane & 1u))
+    problem = "leaves out the calling lane " + std::to_string(lane);
+  else if (mask & ~existing)
+    problem = "names lanes that do not exist: warp " + std::to_string(t / kWarpSize) + " of this block has " +
+              std::to_string(lanes) + (lanes == 1 ? " lane" : " lanes");
+  else if (wait == Wait::kShuffle && (f.width < 1 || f.width > int(kWarpSize) || (f.width & (f.width - 1))))
+    problem = "comes with width " + std::to_string(f.width) + ", not a power of two from 1 to 32";
+  if (!problem.empty()) {
+    Event event;
+    event.text = "block " + std::to_string(block_) + ": thread " + std::to_string(t) + " (lane " +
+                 std::to_string(lane) + ") calls " + collective(f) + " at " + base_name(file) + ":" +
+                 std::to_string(line) + ", whose mask " + problem +
+                 ". A warp collective must name the calling lane and only lanes that reach it (the run stops here)";
+    record(FindingKind::kBadWarpMask, event);
+    stopped_ = true;
+  }
+}
+
+void Machine::thread_fence() {
+  Fiber& f = self();
+  f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
+  f.unfenced.clear();
 }
 
 // Which threads wait where, in words: "threads 0, 2, 4 and 253 more".
@@ -320,10 +429,122 @@ std::string some_threads(const std::vector<unsigned>& ids) {
   return text;
 }
 
-std::string base_name(const char* path) {
-  const std::string p = path;
-  const std::size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
+
+// Runs every thread that waits at nothing, in the schedule's order, until each waits or returns.
+void Machine::run_ready() {
+  if (schedule_ == Schedule::kInterleaved) {
+    // Round robin: each thread runs up to its next load or store (access() yields).
+    for (bool progress = true; progress && !stopped_;) {
+      progress = false;
+      for (unsigned t = 0; t < threads_ && !stopped_; ++t)
+        if (!fibers_[t].returned && !fibers_[t].waiting) {
+          resume(t);
+          progress = true;
+        }
+    }
+    return;
+  }
+  for (unsigned t : order()) {
+    if (stopped_) return;
+    if (!fibers_[t].returned && !fibers_[t].waiting) resume(t);
+  }
+}
+
+// Completes every warp collective whose lanes have all arrived: each lane its mask names waits at
+// one of the same kind with the same mask. A __syncwarp() orders the lanes' accesses (their clocks
+// join); a shuffle hands each lane its source lane's value. Returns whether any completed.
+bool Machine::resolve_warps() {
+  bool any = false;
+  for (unsigned t = 0; t < threads_ && !stopped_; ++t) {
+    const Fiber& f = fibers_[t];
+    if (f.wait != Wait::kWarpBarrier && f.wait != Wait::kShuffle) continue;
+    const unsigned base = t - t % kWarpSize, mask = f.mask;
+    const Wait kind = f.wait;
+    bool complete = true;
+    for (unsigned l = 0; l < kWarpSize && complete; ++l)
+      if (mask >> l & 1u) {
+        const Fiber& o = fibers_[base + l];
+        complete = o.wait == kind && o.mask == mask && (kind != Wait::kShuffle || o.shuffle_kind == f.shuffle_kind);
+      }
+    if (!complete) continue;
+    if (kind == Wait::kWarpBarrier) {
+      std::uint32_t joined[kWarpSize] = {};
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        if (mask >> l & 1u) {
+          Fiber& o = fibers_[base + l];
+          ++o.clock[l];  // what the lane did before the barrier is before what any of them does after it
+          for (unsigned k = 0; k < kWarpSize; ++k) joined[k] = std::max(joined[k], o.clock[k]);
+        }
+      for (unsigned l = 0; l < kWarpSize; ++l)
+        if (mask >> l & 1u) std::copy(std::begin(joined), std::end(joined), fibers_[base + l].clock);
+    } else {
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        if (!(mask >> l & 1u)) continue;
+        Fiber& to = fibers_[base + l];
+        const int lane = int(l), width = to.width, segment = lane & ~(width - 1), x = to.lane_or_delta;
+        int source = lane;  // a source past the lane's segment of `width` lanes: its own value, as CUDA says
+        switch (to.shuffle_kind) {
+          case ShuffleKind::kIndexed: source = segment + ((x % width) + width) % width; break;
+          case ShuffleKind::kUp: source = lane - segment >= x ? lane - x : lane; break;
+          case ShuffleKind::kDown: source = lane - segment + x < width ? lane + x : lane; break;
+          case ShuffleKind::kXor: source = (lane ^ x) < segment + width ? lane ^ x : lane; break;
+        }
+        if (source < 0 || source >= int(kWarpSize) || !(mask >> source & 1u)) {
+          Event event;
+          event.text = "block " + std::to_string(block_) + ": thread " + std::to_string(base + l) + " (lane " +
+                       std::to_string(l) + ") reads lane " + std::to_string(source) + " through " + collective(to) +
+                       " at " + base_name(to.barrier_file) + ":" + std::to_string(to.barrier_line) +
+                       ", a lane its mask leaves out: the value it receives is undefined (the run stops here)";
+          record(FindingKind::kBadWarpMask, event);
+          stopped_ = true;
+          return false;
+        }
+        to.copy(to.received, fibers_[base + unsigned(source)].value);  // here, no thread runs: not an access
+      }
+    }
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      if (mask >> l & 1u) {
+        fibers_[base + l].wait = Wait::kNone;
+        fibers_[base + l].waiting = false;
+      }
+    any = true;
+  }
+  return any;
+}
+
+// Lanes wait at a warp collective that cannot complete: a lane its mask names waits elsewhere or has
+// returned. On a GPU that hangs or gives undefined values; here the run stops and says where.
+void Machine::report_stuck_warp() {
+  for (unsigned t = 0; t < threads_; ++t) {
+    const Fiber& f = fibers_[t];
+    if (f.wait != Wait::kWarpBarrier && f.wait != Wait::kShuffle) continue;
+    const unsigned base = t - t % kWarpSize;
+    std::vector<unsigned> here;
+    std::string elsewhere;
+    for (unsigned l = 0; l < kWarpSize; ++l) {
+      if (!(f.mask >> l & 1u)) continue;
+      const Fiber& o = fibers_[base + l];
+      if (o.wait == f.wait && o.mask == f.mask && o.shuffle_kind == f.shuffle_kind) {
+        here.push_back(base + l);
+      } else if (elsewhere.empty()) {
+        elsewhere = "thread " + std::to_string(base + l) + " (lane " + std::to_string(l) + ") " +
+                    (o.returned ? std::string("has returned and never will")
+                     : o.wait == Wait::kBlock
+                         ? "waits at __syncthreads() at " + base_name(o.barrier_file) + ":" +
+                               std::to_string(o.barrier_line)
+                         : "waits at " + collective(o) + " at " + base_name(o.barrier_file) + ":" +
+                               std::to_string(o.barrier_line));
+      }
+    }
+    Event event;
+    event.text = "a " + collective(f) + " that not every lane of its mask reaches, in block " +
+                 std::to_string(block_) + " after " + std::to_string(step_) +
+                 (step_ == 1 ? " barrier: " : " barriers: ") + some_threads(here) + " wait at " +
+                 base_name(f.barrier_file) + ":" + std::to_string(f.barrier_line) + "; " + elsewhere +
+                 ". Every lane a warp collective names must reach it (the run stops here)";
+    record(FindingKind::kDivergentBarrier, event);
+    return;
+  }
 }
 
 void Machine::run_block(unsigned b) {
@@ -334,22 +555,29 @@ void Machine::run_block(unsigned b) {
   // A block's dynamic shared memory holds whatever the previous block left, or anything: poison
   // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
   if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
-  for (Fiber& f : fibers_) f.started = f.returned = f.waiting = false;
+  for (Fiber& f : fibers_) {
+    f.started = f.returned = f.waiting = false;
+    f.wait = Wait::kNone;
+    f.unfenced.clear();
+    f.fenced.clear();
+    f.seen.clear();
+  }
   for (step_ = 0;; ++step_, ++run_step_) {
-    if (schedule_ == Schedule::kInterleaved) {
-      // Round robin: each thread runs up to its next load or store (access() yields), until every
-      // one waits at a barrier or has returned.
-      for (bool progress = true; progress;) {
-        progress = false;
-        for (unsigned t = 0; t < threads_; ++t)
-          if (!fibers_[t].returned && !fibers_[t].waiting) {
-            resume(t);
-            progress = true;
-          }
-      }
-    } else {
-      for (unsigned t : order())
-        if (!fibers_[t].returned) resume(t);
+    for (Fiber& f : fibers_) std::fill(std::begin(f.clock), std::end(f.clock), 0u);  // a new step
+    // The threads run until each waits at a barrier or has returned; a warp collective that all its
+    // lanes reach lets them go on.
+    do run_ready();
+    while (!stopped_ && resolve_warps());
+    if (!stopped_)
+      for (const Fiber& f : fibers_)
+        if (f.wait == Wait::kWarpBarrier || f.wait == Wait::kShuffle) {
+          report_stuck_warp();
+          stopped_ = true;
+          break;
+        }
+    if (stopped_) {
+      outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
+      return;
     }
     // Every thread waits at a barrier or has returned.
     std::vector<unsigned> returned;
@@ -369,7 +597,19 @@ void Machine::run_block(unsigned b) {
     }
     if (sites.empty()) return;  // the block has finished
     if (sites.size() == 1 && returned.empty()) {  // every thread at the same barrier: it opens
-      for (Fiber& f : fibers_) f.waiting = false;
+      // What any thread of the block has seen of the atomics, every thread has seen after it.
+      std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+      for (const Fiber& f : fibers_)
+        for (const auto& [counter, number] : f.seen) {
+          auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == counter; });
+          if (it == seen.end()) seen.push_back({counter, number});
+          else it->second = std::max(it->second, number);
+        }
+      for (Fiber& f : fibers_) {
+        f.waiting = false;
+        f.wait = Wait::kNone;
+        if (!seen.empty()) f.seen = seen;
+      }
       continue;
     }
     std::string text = "a __syncthreads() that not every thread reaches, in block " + std::to_string(b) + " after " +
@@ -385,6 +625,13 @@ void Machine::run_block(unsigned b) {
     outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
     return;
   }
+}
+
+// Whether `earlier` (another thread's access in this step) is ordered before what thread t does now:
+// only a __syncwarp() both passed can order two accesses of one step, and only in one warp.
+bool Machine::ordered(const Touch& earlier, int t) const {
+  return unsigned(earlier.thread) / kWarpSize == unsigned(t) / kWarpSize &&
+         fibers_[unsigned(t)].clock[unsigned(earlier.thread) % kWarpSize] > earlier.epoch;
 }
 
 void Machine::record(FindingKind kind, const Event& event) {
@@ -424,6 +671,10 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       return;  // an element outside the row is not checked further
     }
     if (write && i == result_buffer_) outcome_.result_written[std::size_t(index)] = true;
+    if (buffer.written) {  // a buffer that starts unwritten: a read must follow some launch's store
+      if (write) (*buffer.written)[std::size_t(index)] = true;
+      else if (!(*buffer.written)[std::size_t(index)]) record(FindingKind::kUninitializedRead, event);
+    }
   }
   const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
   if (shared && address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
@@ -447,21 +698,21 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     }
   }
 
-  // The race check: in one step, one thread's write and another's read or write of an element.
+  // The race check: in one step, one thread's write and another's read or write of an element,
+  // unless a __syncwarp() of their warp lies between the two.
   Touches& touches = touches_[address];
   if (touches.step != run_step_) touches = Touches{run_step_};
   // Two atomics never race: each is one indivisible read-add-write.
-  const int other_reader = touches.reader != t ? touches.reader : touches.other_reader;
-  const int other_atomic = touches.atomic != t ? touches.atomic : touches.other_atomic;
+  const auto unordered = [&](const Touch& other) { return other.thread >= 0 && other.thread != t && !ordered(other, t); };
   int other = -1;
   bool other_wrote = false, other_was_atomic = false;
-  if (touches.writer >= 0 && touches.writer != t) {
-    other = touches.writer;
+  if (unordered(touches.writer)) {
+    other = touches.writer.thread;
     other_wrote = true;
-  } else if (write && other_reader >= 0) {
-    other = other_reader;
-  } else if (!atomic && other_atomic >= 0) {
-    other = other_atomic;
+  } else if (write && (unordered(touches.readers[0]) || unordered(touches.readers[1]))) {
+    other = unordered(touches.readers[0]) ? touches.readers[0].thread : touches.readers[1].thread;
+  } else if (!atomic && (unordered(touches.atomics[0]) || unordered(touches.atomics[1]))) {
+    other = unordered(touches.atomics[0]) ? touches.atomics[0].thread : touches.atomics[1].thread;
     other_was_atomic = true;
   }
   if (other >= 0) {
@@ -470,15 +721,32 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     event.other_atomic = other_was_atomic;
     record(FindingKind::kRace, event);
   }
-  if (atomic) {
-    if (touches.atomic < 0) touches.atomic = t;
-    else if (touches.atomic != t && touches.other_atomic < 0) touches.other_atomic = t;
-  } else if (write) {
-    touches.writer = t;
-  } else if (touches.reader < 0) {
-    touches.reader = t;
-  } else if (touches.reader != t && touches.other_reader < 0) {
-    touches.other_reader = t;
+  const Touch me{t, fibers_[unsigned(t)].clock[unsigned(t) % kWarpSize]};
+  const auto keep = [&](Touch(&slots)[2]) {  // the thread's latest access, in its own slot or a free one
+    for (Touch& slot : slots)
+      if (slot.thread == t || slot.thread < 0) {
+        slot = me;
+        return;
+      }
+  };
+  if (atomic) keep(touches.atomics);
+  else if (write) touches.writer = me;
+  else keep(touches.readers);
+
+  // Fences and atomics: a global store, then __threadfence(), then an atomic, publishes the store to
+  // every block whose atomic on the same location comes later (see Release).
+  if (!shared) {
+    Fiber& f = fibers_[unsigned(t)];
+    if (atomic) {
+      ++atomics_;
+      for (std::uintptr_t stored : f.fenced) released_[stored] = Release{address, atomics_, block_};
+      f.fenced.clear();
+      auto it = std::find_if(f.seen.begin(), f.seen.end(), [&](const auto& s) { return s.first == address; });
+      if (it == f.seen.end()) f.seen.push_back({address, atomics_});
+      else it->second = atomics_;
+    } else if (write) {
+      f.unfenced.push_back(address);
+    }
   }
 
   // The same between blocks, for global elements, over the whole run: a block's accesses are in no
@@ -488,9 +756,19 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     const int b = int(block_);
     int other_block = -1;
     bool block_wrote = false, block_atomic = false;
-    if (const int w = other_than(blocks.writers, b); w >= 0) {  // another block's plain write
+    // Another block's store that it published (Release) to a block this thread has seen the atomic of.
+    const auto published = [&](int writer) {
+      const auto it = released_.find(address);
+      if (write || it == released_.end() || it->second.block != unsigned(writer)) return false;
+      const auto& seen = fibers_[unsigned(t)].seen;
+      return std::any_of(seen.begin(), seen.end(), [&](const auto& s) {
+        return s.first == it->second.counter && s.second > it->second.atomic;
+      });
+    };
+    if (const int w = other_than(blocks.writers, b); w >= 0 && !published(w)) {  // another block's plain write
       other_block = w;
       block_wrote = true;
+      event.unreleased = !write;
     } else if (!atomic && other_than(blocks.atomics, b) >= 0) {  // a plain access after another block's atomic
       other_block = other_than(blocks.atomics, b);
       block_atomic = true;
@@ -521,6 +799,23 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     logged.level = level;
     log_->push_back(logged);
   }
+}
+
+// A load of raw bytes (a vector through __ldg): one load of each element of its buffer they cover.
+void Machine::load_bytes(const void* where_ptr, std::size_t size) {
+  const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
+  for (const Buffer& buffer : buffers_) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
+    if (address < begin - buffer.guard * buffer.element_size ||
+        address >= begin + (buffer.count + buffer.guard) * buffer.element_size)
+      continue;
+    for (std::size_t at = 0; at < size; at += buffer.element_size) {
+      const auto element = reinterpret_cast<const void*>(address + at);
+      access(false, element, element, buffer.element_size, 0);
+    }
+    return;
+  }
+  access(false, where_ptr, where_ptr, size, 0);
 }
 
 // An element, as the kernel names it: data[i] counted from the start of the block's own row.
@@ -569,7 +864,10 @@ void Machine::report() {
         if (e.other_is_block)
           text += "block " + std::to_string(e.other) + did(e.other_atomic, e.other_wrote) +
                   ": no barrier orders two blocks, so they may share a global element only by reading it or "
-                  "by atomics";
+                  "by atomics" +
+                  (e.unreleased ? ", or by a store that the writer follows with __threadfence() and then an "
+                                  "atomic, which the reader's block sees before it reads"
+                                : "");
         else
           text += "thread " + std::to_string(e.other) + did(e.other_atomic, e.other_wrote) +
                   " in the same step: no barrier orders the two";
@@ -578,8 +876,16 @@ void Machine::report() {
       case FindingKind::kOutOfBounds:
         text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block);
         break;
-      case FindingKind::kUninitializedRead:
-        text = who + " reads " + where(e.address, e.block) + " before any thread of the block has written it";
+      case FindingKind::kUninitializedRead: {
+        bool in_buffer = false;  // global memory that starts unwritten, or shared memory
+        for (const Buffer& buffer : buffers_) {
+          const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
+          in_buffer = in_buffer || (e.address >= begin && e.address < begin + buffer.count * buffer.element_size);
+        }
+        text = who + " reads " + where(e.address, e.block) +
+               (in_buffer ? " before any launch has written it" : " before any thread of the block has written it");
+        break;
+      }
         break;
       default:
         text = e.text;
@@ -601,6 +907,28 @@ void atomic_access(const void* where, const void* value, std::size_t size, std::
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->sync_threads(file, line);
+}
+void load_bytes(const void* where, std::size_t size) {
+  if (running) machine->load_bytes(where, size);
+}
+void sync_warp(unsigned mask, const char* file, int line) {
+  if (!running) throw std::logic_error("__syncwarp() outside an emulated kernel");
+  machine->warp_wait(Wait::kWarpBarrier, mask, file, line);
+}
+void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received, void (*copy)(void*, const void*),
+             int lane_or_delta, int width, const char* file, int line) {
+  if (!running) throw std::logic_error("a shuffle outside an emulated kernel");
+  Fiber& f = machine->self();
+  f.shuffle_kind = kind;
+  f.value = value;
+  f.received = received;
+  f.copy = copy;
+  f.lane_or_delta = lane_or_delta;
+  f.width = width;
+  machine->warp_wait(Wait::kShuffle, mask, file, line);
+}
+void thread_fence() {
+  if (running) machine->thread_fence();
 }
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,

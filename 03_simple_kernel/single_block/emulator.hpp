@@ -1,6 +1,6 @@
-// A CPU emulator for the kernels of chapters 03 to 07 (one block, or a grid): the chapter's own
-// kernel source, compiled by the host compiler, runs one emulated thread per CUDA thread, so that a
-// student without a GPU learns whether the kernel is right (STYLE.md, point 17).
+// A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches): the
+// chapter's own kernel source, compiled by the host compiler, runs one emulated thread per CUDA
+// thread, so that a student without a GPU learns whether the kernel is right (STYLE.md, point 17).
 //
 // How: each thread of the block runs on its own fiber (a small stack of its own, ucontext), and
 // switches back to the emulator at every __syncthreads(). Between two barriers the emulator runs
@@ -45,9 +45,30 @@
 // fall in. `extern __shared__` arrays are the `shared_bytes` bytes the launch names, unwritten at
 // each block's start; atomicAdd is one read-add-write that no other thread can come between.
 //
-// Left out: warp-level code (__syncwarp, shuffles, volatile), atomics other than atomicAdd, more
-// than one dimension of threads, and kernels that keep anything but Checked<V> elements in shared
-// or global memory.
+// Warps and launches (chapters 08 and 09): emulate_passes() runs the launches a chapter's launcher
+// makes (a first pass over the input, a second over the block partials; or one pass), one after
+// another on the same memory. The lanes of a warp are not run in lock-step (no GPU since Volta
+// promises that): between two warp barriers they run in whatever order the schedule gives.
+// __syncwarp(mask) is a barrier for the lanes it names; a lane it names that never arrives, or a
+// mask without the calling lane, is a finding. Shuffles are collectives: every lane of the mask
+// must arrive at a shuffle of the same kind and mask, and a lane that reads from a lane outside
+// the mask is a finding; a shuffle orders no memory access. `volatile` accesses are checked like
+// any other: volatile orders nothing between threads. A global store that another block reads is
+// a race unless its thread fenced it (__threadfence) and then made an atomic on some location
+// (atomicInc, atomicAdd), and the reading thread made an atomic on that location later, or a
+// thread of its block did before a __syncthreads() the reader has passed since; a fence after the
+// reader's atomic is not required (the CUDA Programming Guide's example of this
+// pattern has none), and a store by another thread of the writer's block, passed on by a barrier,
+// is not taken as published. __ldg and __ldcg are plain loads (the emulator has no caches); a
+// 16-byte uint4 load is a load of each element it covers.
+//
+// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
+// shuffles of anything but whole values, operators other than the sum (Checked<V> adds only),
+// sm_80's warp reductions (__reduce_add_sync: the kernels' #if keeps them out of a host
+// compile), and kernels that keep anything but Checked<V> elements in shared or global memory
+// (09's `__shared__ bool last` is not checked). A Checked<V> is 8 bytes for int and float and 16
+// for double, so a 16-byte vector of them holds 2 elements (int, float) or 1 (double), where the
+// GPU's holds 4 or 2: chapter 09's vector loads run on the emulator with those counts.
 #pragma once
 
 #include <algorithm>
@@ -72,7 +93,19 @@ struct Dim3 {
 };
 
 // What a run can find. The names are those a zoo.txt writes after `emulator:`.
-enum class FindingKind { kRace, kOutOfBounds, kUninitializedRead, kDivergentBarrier, kResultNotWritten, kWrongValue };
+// bad_warp_mask: a warp collective (__syncwarp, a shuffle) whose mask leaves out the calling lane
+// or names a lane the block does not have, a shuffle that reads a lane outside its mask, or a
+// shuffle width that is not a power of two up to 32.
+enum class FindingKind {
+  kRace,
+  kOutOfBounds,
+  kUninitializedRead,
+  kDivergentBarrier,
+  kResultNotWritten,
+  kWrongValue,
+  kBadWarpMask
+};
+constexpr std::size_t kFindingKinds = 7;
 const char* kind_name(FindingKind kind);
 
 struct Finding {
@@ -101,6 +134,10 @@ struct Buffer {
   const void* begin;
   std::size_t count, row_length, guard, element_size;
   bool whole_grid = false;  // true: every block may touch every element (a grid's input), not only its row
+  // Not null: which elements hold a value, kept by the caller from one launch to the next (a
+  // buffer that starts unwritten, such as the block partials of a two-pass reduction); a read of
+  // one that none holds is an uninitialized read.
+  std::vector<bool>* written = nullptr;
 };
 
 // The memory a kernel's `extern __shared__` array names (REDUCTION_EMULATOR_DYNAMIC_SHARED below
@@ -154,10 +191,25 @@ inline void store(const void* where, const void* value, std::size_t size, std::u
 // Called by atomicAdd before its read-add-write: checked and logged as one atomic access, which
 // races with no other atomic access (no thread can come between its read and its write).
 void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level);
+// A load of `size` raw bytes of global memory (a 16-byte vector load through __ldg): checked as a
+// load of each element of its buffer that the bytes cover.
+void load_bytes(const void* where, std::size_t size);
 
 // The shim's side: the running thread's indices, and the barrier.
 extern Dim3 thread_idx, block_idx, block_dim, grid_dim;
 void sync_threads(const char* file, int line);
+
+// The warp's side. __syncwarp(mask): the lanes named in `mask` wait for one another, and their
+// accesses before it are ordered before their accesses after it, as __syncthreads() does for a
+// block. Shuffles: every lane named in `mask` must arrive at a shuffle of the same kind and mask;
+// then each receives, through `copy`, the `value` of its source lane. A shuffle waits, but orders
+// no memory access (CUDA promises that only of __syncwarp). __threadfence(): the calling thread's
+// global stores before it are seen by any block that sees its atomics after it.
+enum class ShuffleKind { kIndexed, kUp, kDown, kXor };
+void sync_warp(unsigned mask, const char* file, int line);
+void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* result, void (*copy)(void*, const void*),
+             int lane_or_delta, int width, const char* file, int line);
+void thread_fence();
 
 // A value no correct kernel produces: guard elements and unwritten shared memory hold it. NaN
 // for floating point (NaN never passes a check); an odd large number for integers.
@@ -210,6 +262,8 @@ inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& 
 // A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
 // ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
 // (a block-scope thread_local array under the shim) needs no constructor call.
+//  - through a `volatile` pointer (chapter 09's warp_volatile) the same loads and stores: volatile
+//    makes the compiler access memory at every use, but orders nothing between threads.
 template <typename V>
 struct Checked {
   V value;
@@ -222,6 +276,11 @@ struct Checked {
     value = other.value;
     level = other.level;
   }
+  Checked(const volatile Checked& other) {
+    detail::load(const_cast<const Checked*>(&other), const_cast<const V*>(&other.value), sizeof(V), other.level);
+    value = other.value;
+    level = other.level;
+  }
   Checked& operator=(const Checked& other) {
     detail::load(&other, &other.value, sizeof(V), other.level);
     const V v = other.value;  // read before the store is reported: another thread may run between them
@@ -230,6 +289,15 @@ struct Checked {
     value = v;
     level = depth;
     return *this;
+  }
+  Checked& operator=(const volatile Checked& other) { return *this = Checked(other); }
+  void operator=(const Checked& other) volatile {
+    detail::load(&other, &other.value, sizeof(V), other.level);
+    const V v = other.value;
+    const std::uint32_t depth = other.level;
+    detail::store(const_cast<const Checked*>(this), &v, sizeof(V), depth);
+    value = v;
+    level = depth;
   }
   friend Checked operator+(Checked a, Checked b) {
     return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
@@ -399,6 +467,165 @@ EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned
                             &grid);
 }
 
+// Chapters 08 and 09: a reduction in one or more launches, as their launchers make them. The memory
+// that every launch of one run sees: the input; `partials` block partials, unwritten at the start
+// (the scratch); the result, one element; and the one-pass kernel's block counter, at zero.
+template <typename V>
+struct PassMemory {
+  const Checked<V>* input;
+  std::size_t n;
+  Checked<V>* partials;
+  Checked<V>* result;
+  unsigned* blocks_done;
+};
+
+// One launch, <<<blocks, threads, shared_bytes>>>: `kernel` calls the chapter's kernel with the
+// arguments its launcher passes, taken from the memory.
+template <typename V>
+struct Pass {
+  unsigned blocks = 1, threads = 32;
+  std::size_t shared_bytes = 0;
+  std::function<void(const PassMemory<V>&)> kernel;
+};
+
+// Where a sequence of launches leaves its answer.
+enum class Answer {
+  kResult,              // result[0], unwritten at the start
+  kResultFromIdentity,  // result[0], which starts at the identity: the blocks add into it with atomics
+  kPartialsOnHost,      // the partials, each written, which the host adds in order (08's finish_cpu)
+};
+
+struct PassesOptions {
+  std::size_t partials = 0;      // how many block partials the scratch holds
+  Answer answer = Answer::kResult;
+  std::size_t depth = 0;         // the tolerance's rounded additions (the chapter's depth)
+  bool same_bits = false;        // a fixed order of additions: every schedule gives the same bits
+  std::size_t misalignment = 0;  // the input starts this many elements past a 64-byte boundary
+};
+
+namespace detail {
+// A vector of `count` elements with `guard` poison elements either side, its first element
+// `misalignment` elements past a 64-byte boundary: a kernel's vector loads then see the alignment
+// the test chose, not the allocator's.
+template <typename Element>
+struct GuardedBuffer {
+  std::vector<Element> storage;
+  Element* begin = nullptr;
+  GuardedBuffer(std::size_t count, std::size_t guard, std::size_t misalignment, const Element& poison)
+      : storage(guard + 2 * 64 + count + guard, poison) {
+    auto at = reinterpret_cast<std::uintptr_t>(storage.data() + guard);
+    at = (at + 63) / 64 * 64 + misalignment * sizeof(Element);
+    begin = reinterpret_cast<Element*>(at);
+  }
+};
+}  // namespace detail
+
+// Runs `passes` one after another on one fresh copy of the memory, in every order of the threads
+// and with the blocks first to last and then last to first, and checks the answer against the CPU
+// reference within `options.depth` rounded additions. A launch ends with every block done, so each
+// starts with every access of the one before it ordered before its own: races, atomics and fences
+// are checked within a launch. `dynamic`: the kernels' `extern __shared__` memory
+// (REDUCTION_EMULATOR_DYNAMIC_SHARED), each launch's shared_bytes at most its size.
+template <typename V, std::size_t kCapacity>
+EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pass<V>>& passes,
+                              const PassesOptions& options, unsigned char (&dynamic)[kCapacity]) {
+  using Element = Checked<V>;
+  const std::size_t guard = 4096, n = input.size();
+  if (options.misalignment * sizeof(Element) >= 64) throw std::invalid_argument("emulate_passes: misalignment");
+  for (const Pass<V>& pass : passes)
+    if (pass.shared_bytes > kCapacity) throw std::length_error("emulate_passes: more dynamic shared memory than defined");
+  const Element poison(detail::poison_value<V>());
+  const auto poison_element = [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); };
+  EmulatedRun<V> run;
+  bool have_first = false, first_right = false;
+  V first{};
+  for (std::size_t order = 0; order < 2 * std::size(kSchedules); ++order) {
+    const Schedule schedule = kSchedules[order % std::size(kSchedules)];
+    const bool blocks_reversed = order >= std::size(kSchedules);
+    const std::string name = detail::schedule_text(schedule, blocks_reversed);
+    detail::GuardedBuffer<Element> data(n, guard, options.misalignment, poison),
+        partials(options.partials, guard, 0, poison), result(1, guard, 0, poison);
+    detail::GuardedBuffer<unsigned> counter(1, guard, 0, 0xdeadbeefu);
+    for (std::size_t i = 0; i < n; ++i) data.begin[i] = Element(input[i]);
+    if (options.answer == Answer::kResultFromIdentity) result.begin[0] = Element(Sum::identity<V>());
+    counter.begin[0] = 0;
+    std::vector<bool> partials_written(options.partials, false);
+    const std::vector<detail::Buffer> buffers = {
+        {"input", data.begin, n, n, guard, sizeof(Element), true},
+        {"partials", partials.begin, options.partials, options.partials, guard, sizeof(Element), true,
+         &partials_written},
+        {"result", result.begin, 1, 1, guard, sizeof(Element), true},
+        {"blocks_done", counter.begin, 1, 1, guard, sizeof(unsigned), true}};
+    const std::size_t answer_buffer = options.answer == Answer::kPartialsOnHost ? 1 : 2;
+    const PassMemory<V> memory{data.begin, n, partials.begin, result.begin, counter.begin};
+    std::vector<bool> written(buffers[answer_buffer].count, false);
+    bool finished = true;
+    for (std::size_t p = 0; p < passes.size() && finished; ++p) {
+      const Pass<V>& pass = passes[p];
+      const detail::RunOutcome outcome = detail::run_kernel(
+          [&] { pass.kernel(memory); }, pass.threads, pass.blocks, schedule, buffers, answer_buffer, poison_element,
+          nullptr, blocks_reversed, detail::DynamicShared{dynamic, kCapacity, pass.shared_bytes});
+      for (Finding f : outcome.findings) {
+        if (passes.size() > 1)
+          f.message = "launch " + std::to_string(p + 1) + " of " + std::to_string(passes.size()) + ": " + f.message;
+        run.findings.push_back(f);
+      }
+      for (std::size_t i = 0; i < written.size(); ++i) written[i] = written[i] || outcome.result_written[i];
+      finished = outcome.finished;
+    }
+    run.schedules.push_back(schedule);
+    run.blocks_reversed.push_back(blocks_reversed);
+    if (!finished) {
+      run.results.push_back({});
+      continue;
+    }
+    // The answer, as the launcher takes it: result[0], or the host's loop over the partials.
+    V value = result.begin[0].value;
+    std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
+    if (options.answer == Answer::kPartialsOnHost) {
+      value = Sum::identity<V>();
+      for (std::size_t i = 0; i < options.partials; ++i) value = Sum{}(value, partials.begin[i].value);
+    }
+    if (options.answer == Answer::kResultFromIdentity) unwritten = 0;  // the identity is a result
+    if (options.answer == Answer::kResultFromIdentity && !written[0])
+      run.findings.push_back({FindingKind::kResultNotWritten, name, "no thread of any block added to result[0]"});
+    else if (unwritten)
+      run.findings.push_back(
+          {FindingKind::kResultNotWritten, name,
+           options.answer == Answer::kPartialsOnHost
+               ? std::to_string(unwritten) + " of " + std::to_string(written.size()) +
+                     " partials never written: the host would add what the scratch held"
+               : std::string("no launch wrote result[0]")});
+    if (unwritten || (options.answer == Answer::kResultFromIdentity && !written[0])) {
+      run.results.push_back({});
+      continue;
+    }
+    const Reference<V> ref = reference_sum(input.data(), n);
+    const long double tol = tolerance(ref, options.depth);
+    std::string why;
+    if (!matches(value, ref, tol))
+      why = "is not the sum: its reference is " + detail::to_text(ref.value) +
+            (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
+    else if (options.same_bits && have_first && first_right && std::memcmp(&value, &first, sizeof(V)) != 0)
+      why = "differs from schedule " + detail::schedule_text(run.schedules.front(), false) + "'s " + detail::to_text(first) +
+            ": a fixed order of additions gives the same bits in any order of the threads and blocks";
+    if (!why.empty())
+      run.findings.push_back({FindingKind::kWrongValue, name,
+                              std::to_string(n) + " elements gave " + detail::to_text(value) + ", which " + why});
+    if (counter.begin[0] != 0)
+      run.findings.push_back({FindingKind::kWrongValue, name,
+                              "blocks_done ends at " + std::to_string(counter.begin[0]) +
+                                  ", not 0: the next launch's blocks would count from there"});
+    if (!have_first) {
+      have_first = true;
+      first_right = why.empty();
+      first = value;
+    }
+    run.results.push_back({value});
+  }
+  return run;
+}
+
 // The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
 std::string findings_text(const std::vector<Finding>& findings);
 
@@ -450,6 +677,40 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 #define blockDim (::reduction::emulator::detail::block_dim)
 #define gridDim (::reduction::emulator::detail::grid_dim)
 #define __syncthreads() ::reduction::emulator::detail::sync_threads(__FILE__, __LINE__)
+#define __launch_bounds__(...)
+#define __threadfence() ::reduction::emulator::detail::thread_fence()
+
+namespace reduction::emulator::detail {
+// __syncwarp(mask) and the shuffles, written as calls of these objects, so that each knows the
+// file and line of its call (the findings name it).
+struct WarpBarrier {
+  const char* file;
+  int line;
+  void operator()(unsigned mask = 0xffffffffu) const { sync_warp(mask, file, line); }
+};
+template <typename T> void copy_as(void* to, const void* from) {
+  *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+struct WarpShuffle {
+  ShuffleKind kind;
+  const char* file;
+  int line;
+  template <typename T> T operator()(unsigned mask, T var, int lane_or_delta, int width = 32) const {
+    T received = var;  // copies on the fiber's own stack: no memory access
+    shuffle(kind, mask, &var, &received, &copy_as<T>, lane_or_delta, width, file, line);
+    return received;
+  }
+};
+}  // namespace reduction::emulator::detail
+#define __syncwarp ::reduction::emulator::detail::WarpBarrier{__FILE__, __LINE__}
+#define __shfl_sync \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kIndexed, __FILE__, __LINE__}
+#define __shfl_up_sync \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kUp, __FILE__, __LINE__}
+#define __shfl_down_sync \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kDown, __FILE__, __LINE__}
+#define __shfl_xor_sync \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kXor, __FILE__, __LINE__}
 
 // atomicAdd on an element of global or shared memory: an atomic read-add-write, checked as one
 // (emulator.cpp); returns the old value.
@@ -457,4 +718,33 @@ template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  reduction::emulator::Checked<V> value) {
   return reduction::emulator::detail::atomic_add(address, value);
+}
+
+// atomicInc, as CUDA defines it: the old value back, the new one old + 1, or 0 where old reached
+// `limit`; one atomic access, like atomicAdd.
+inline unsigned atomicInc(unsigned* address, unsigned limit) {
+  if (reduction::emulator::detail::running)
+    reduction::emulator::detail::atomic_access(address, address, sizeof(unsigned), 0);
+  const unsigned old = *address;
+  *address = old >= limit ? 0u : old + 1u;
+  return old;
+}
+
+// Loads through the read-only path (__ldg) and through L2 only (__ldcg): the emulator has no
+// caches, so each is a plain load, checked as one. A 16-byte uint4 load is checked as a load of
+// each element its bytes cover.
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+template <typename T> inline T __ldg(const T* address) {
+  return *address;
+}
+template <typename T> inline T __ldcg(const T* address) {
+  return *address;
+}
+inline uint4 __ldg(const uint4* address) {
+  reduction::emulator::detail::load_bytes(address, sizeof(uint4));
+  uint4 bits;
+  std::memcpy(&bits, address, sizeof bits);
+  return bits;
 }

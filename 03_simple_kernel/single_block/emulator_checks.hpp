@@ -57,6 +57,33 @@ bool check_grid_solution(const char* chapter, Kernel kernel, std::size_t n, std:
   return run.findings.empty();
 }
 
+// The launches of a reduction in words, as a launcher makes them: "<<<3, 32>>> then <<<1, 32>>>".
+template <typename V> std::string launches_text(const std::vector<Pass<V>>& passes) {
+  std::string text;
+  for (const Pass<V>& pass : passes)
+    text += (text.empty() ? "<<<" : " then <<<") + std::to_string(pass.blocks) + ", " + std::to_string(pass.threads) +
+            ">>>";
+  return text;
+}
+
+// Chapters 08 and 09: `passes` (the launches the chapter's launcher makes) on a fresh input of n
+// elements: the answer within `options.depth` rounded additions in every schedule (the threads'
+// four orders, the blocks first to last and last to first), and no finding. Returns whether it
+// was right, so that a caller can stop at the first size that fails.
+template <typename V, std::size_t kCapacity>
+bool check_passes_solution(const std::string& kernel, const std::vector<Pass<V>>& passes, std::size_t n,
+                           const PassesOptions& options, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
+  const auto input = generate_input<V>(n, seed);
+  const auto run = emulate_passes(input, passes, options, dynamic);
+  INFO(kernel << ", checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n << ", "
+              << launches_text(passes) << ", input " << options.misalignment
+              << " elements past a 64-byte boundary, seed " << seed << "\n"
+              << run.describe());
+  CHECK(run.schedules.size() == 2 * std::size(kSchedules));
+  CHECK(run.findings.empty());
+  return run.findings.empty();
+}
+
 // The kinds of finding that a zoo.txt `caught:` line asks of the emulator: "emulator:race" gives
 // {"race"}, "emulator:race,wrong_value" both; "emulator" alone, any finding (empty list).
 inline std::vector<std::string> expected_kinds(const std::string& detectors) {

@@ -6,8 +6,6 @@
 // launch_two_passes.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <map>
@@ -15,11 +13,22 @@
 #include <tuple>
 #include <vector>
 
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+// The CUDA runtime, the device queries and the registry, which only the launchers need: the CPU
+// emulator (03_simple_kernel/single_block/emulator.hpp) compiles the kernels alone, with g++, and
+// chapter 09's kernels with them.
+#ifndef REDUCTION_EMULATOR
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.cuh"
+#include "common/gpu.cuh"
 #include "common/variants.cuh"
+#else
+namespace reduction {
+class DeviceScratch;  // named by the launchers' parameters, here and in chapter 09
+}
+#endif
 
 namespace ch08 {
 
@@ -112,6 +121,7 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // END EXERCISE
 }
 
+#ifndef REDUCTION_EMULATOR
 // How many multiprocessors the current device has, asked once per device.
 inline int multiprocessors() {
   static std::mutex mutex;
@@ -146,6 +156,12 @@ int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, block, shared_bytes));
   return known[key] = std::max(1, per_multiprocessor) * multiprocessors();
 }
+#else
+// Declared only: the grids and depths below (and chapter 09's) name them, the emulator calls none.
+int multiprocessors();
+template <typename Kernel>
+int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes);
+#endif
 
 // The grid of a pass over `work` items, `per_block` items to a block: every resident block (more
 // would only wait for a free multiprocessor, then loop over the same input), or fewer when there
@@ -162,6 +178,7 @@ int grid_size(std::size_t n, int block) {
   return grid_for(n, block, resident_blocks(two_pass_kernel<kHandoff, T>, block, block * sizeof(T)));
 }
 
+#ifndef REDUCTION_EMULATOR
 // finish_cpu: the partials travel to the host, which adds them in a loop and sends the sum back.
 template <typename T>
 void launch_finish_cpu(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
@@ -221,6 +238,7 @@ void launch_two_passes(Kernel kernel, const T* input, std::size_t n, T* result, 
   kernel<<<1, block, shared_bytes, stream>>>(block_results, grid, result);
   CUDA_CHECK_LAUNCH();
 }
+#endif  // REDUCTION_EMULATOR
 
 // The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
 // width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
@@ -276,6 +294,7 @@ std::size_t depth_finish_kernel(std::size_t n, int block) {
          grid_stride_rounded_additions(grid, block, tree);
 }
 
+#ifndef REDUCTION_EMULATOR
 // The registry: the chapter's kernels, listed once for its program, tests and the benchmark.
 template <typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
@@ -286,6 +305,7 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
        depth_finish_kernel<T>, true},
   };
 }
+#endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it

@@ -22,7 +22,9 @@
 // Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -168,6 +170,7 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
   // END EXERCISE
 }
 
+#ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // The one-pass grid's block counter. It must read zero when a launch starts, and the launch's last
 // block leaves it at zero, so it needs no memset per call. Where it lives decides what may run at
 // once. This chapter first had one __device__ counter for the whole program: two reductions on
@@ -190,6 +193,7 @@ inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t 
   counters.emplace(scratch_memory, counter);
   return counter;
 }
+#endif  // REDUCTION_EMULATOR
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 int fastest_grid(std::size_t n, int block, int waves) {
@@ -198,6 +202,7 @@ int fastest_grid(std::size_t n, int block, int waves) {
   return ch08::grid_for(n, per_block, waves * ch08::resident_blocks(kernel, block, 0));
 }
 
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
                          cudaStream_t stream) {
@@ -225,6 +230,7 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
   const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
   launch_fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(input, n, result, block, grid, scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 // Its thread loop adds up to ceil(n / threads) elements, plus up to two vectors' worth for the
 // rounding of the vector count and one element each of the head and tail; then the shuffle tree;

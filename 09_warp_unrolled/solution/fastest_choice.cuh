@@ -7,7 +7,9 @@
 // against cub at every size.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <cstddef>

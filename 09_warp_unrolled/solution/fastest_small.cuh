@@ -21,7 +21,9 @@
 // or floats, 256 doubles) needs neither shared memory nor a barrier.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -32,7 +34,9 @@
 #include <type_traits>
 #include <utility>
 
+#ifndef REDUCTION_EMULATOR
 #include "common/cuda_check.cuh"
+#endif
 #include "common/ops.hpp"
 #include "fastest.cuh"
 #include "fastest_choice.cuh"
@@ -186,6 +190,7 @@ constexpr std::array<SingleBlockKernel<T>, sizeof...(k)> single_block_kernels(st
   return {&single_block_kernel<Op, T, (FastestChoice::kSingleBlockMin << k)>...};
 }
 
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 // No driver query and no lookup: on this path the launcher's own time is part of what the caller
 // waits for, and at small n every microsecond counts.
 template <typename Op, typename T>
@@ -196,6 +201,7 @@ void launch_single_block(const T* input, std::size_t n, T* result, cudaStream_t 
   table[single_block_index(threads)]<<<1, threads, 0, stream>>>(input, n, result);
   CUDA_CHECK_LAUNCH();
 }
+#endif  // REDUCTION_EMULATOR
 
 // An element meets kLoadsInFlight - 1 additions in its lane's chain, log2(count) between the lanes,
 // the head and tail elements, then at most 5 + 5 levels of the block's tree.
@@ -211,6 +217,7 @@ FastestPlan fastest_plan(std::size_t n) {
   return fastest_grid_plan<Op, T>(n);
 }
 
+#ifndef REDUCTION_EMULATOR
 // Like cub, fastest brings its own block size; --block applies to the lesson's variants. Safe to
 // call from several streams and host threads at once, each call with its own DeviceScratch.
 template <typename Op, typename T>
@@ -225,6 +232,7 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
   launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
                                                                                     plan.grid, scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 template <typename Op, typename T>
 std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {

@@ -4,7 +4,9 @@
 // between a step's reads and its writes. Shuffles hand values from lane to lane directly.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <cstddef>
 
@@ -64,11 +66,13 @@ int shuffle_grid(std::size_t n, int block) {
   return ch08::grid_for(n, block, ch08::resident_blocks(shuffle_kernel<Op, T>, block, 0));
 }
 
+#ifndef REDUCTION_EMULATOR  // the launcher needs the CUDA runtime
 template <typename Op, typename T>
 void launch_shuffle(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
   ch08::launch_two_passes(shuffle_kernel<Op, T>, input, n, result, block, shuffle_grid<Op, T>(n, block), 0,
                                scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 template <typename Op, typename T>
 std::size_t shuffle_depth(std::size_t n, int block) {

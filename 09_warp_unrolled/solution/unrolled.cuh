@@ -4,7 +4,9 @@
 // block size is known to the compiler, so the whole tree unrolls into a straight line of steps.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <array>
 #include <cstddef>
@@ -14,7 +16,9 @@
 #include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
 #include "common/reference.hpp"
+#ifndef REDUCTION_EMULATOR
 #include "common/variants.cuh"
+#endif
 
 namespace ch09 {
 
@@ -70,12 +74,14 @@ int unrolled_grid(std::size_t n) {
   return ch08::grid_for(n, kBlock, ch08::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 template <int kBlock, typename T>
 void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block: kBlock*/, DeviceScratch& scratch,
                            cudaStream_t stream) {
   ch08::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
                                scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 template <int kBlock, typename T>
 std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
@@ -93,22 +99,26 @@ inline int unrolled_index(int block) {
   return k;
 }
 
+#ifndef REDUCTION_EMULATOR
 template <typename T, int... k>
 constexpr std::array<reduction::MultiBlockLaunch<T>, sizeof...(k)> unrolled_launchers(
     std::integer_sequence<int, k...>) {
   return {&launch_unrolled_block<(1 << k), T>...};
 }
+#endif  // REDUCTION_EMULATOR
 template <typename T, int... k>
 constexpr std::array<std::size_t (*)(std::size_t, int), sizeof...(k)> unrolled_depths(
     std::integer_sequence<int, k...>) {
   return {&unrolled_block_depth<(1 << k), T>...};
 }
 
+#ifndef REDUCTION_EMULATOR
 template <typename T>
 void launch_unrolled(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
   static constexpr auto table = unrolled_launchers<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
   table[unrolled_index(block)](input, n, result, block, scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 template <typename T>
 std::size_t unrolled_depth(std::size_t n, int block) {

@@ -6,7 +6,9 @@
 // example; warp_syncwarp the same finish made correct with warp barriers.
 #pragma once
 
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
 #include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -112,6 +114,7 @@ __global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_res
 // Both warp finishes work on whole warps: 32 to 1024 threads, and at least 64 shared slots.
 inline std::size_t warp_finish_slots(int block) { return static_cast<std::size_t>(std::max(block, 64)); }
 
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 template <typename T>
 void launch_warp_volatile(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                           cudaStream_t stream) {
@@ -127,6 +130,7 @@ void launch_warp_syncwarp(const T* input, std::size_t n, T* result, int block, D
   const int grid = ch08::grid_for(n, block, ch08::resident_blocks(warp_syncwarp_kernel<T>, block, shared));
   ch08::launch_two_passes(warp_syncwarp_kernel<T>, input, n, result, block, grid, shared, scratch, stream);
 }
+#endif  // REDUCTION_EMULATOR
 
 // Both pad the tree to 64 values: log2(max(block, 64)) levels.
 template <typename T>

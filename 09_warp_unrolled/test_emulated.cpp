@@ -1,0 +1,365 @@
+// CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
+// runs on the CPU emulator (03_simple_kernel/single_block/emulator.hpp) in the launches its launcher
+// makes (two launches through ch08::launch_two_passes, or fastest's one), one fiber per thread, the
+// lanes of a warp in adversarial orders between warp barriers, the blocks one after another in both
+// orders. Each must give the sum with no race (within a warp, a block, or between blocks), no
+// access out of bounds, no read of unwritten memory, and every barrier and warp collective reached
+// by every thread it names. warp_volatile is the chapter's cautionary example: its warp finish
+// counts on the lanes of a warp running in lock-step, which no GPU since Volta promises, so the
+// emulator must find its race.
+//
+// Only the sum: Checked<V>, the emulator's element, adds and nothing else. fastest's warp_total
+// takes its shuffle path here: its sm_80 warp reductions sit behind `#if __CUDA_ARCH__ >= 800`,
+// which a host compile never enters.
+#include <utility>
+
+#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+
+REDUCTION_EMULATOR_DYNAMIC_SHARED(ch09)  // what the warp finishes' `extern __shared__ ... shared_bytes[]` names
+#define REDUCTION_EMULATOR               // the headers' launchers need the CUDA runtime: left out
+#include "fastest.cuh"
+#include "fastest_choice.cuh"
+#include "fastest_small.cuh"
+#include "shuffle.cuh"
+#include "unrolled.cuh"
+#include "warp_finish.cuh"
+
+namespace emu = reduction::emulator;
+using emu::Checked;
+using reduction::Sum;
+
+namespace {
+
+// The grid of a GPU that holds 3 blocks at once (the emulator has no occupancy to ask).
+constexpr int kResident = 3;
+const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 33, 97, 1000, 1025, 5003};
+
+template <typename V>
+using Passes = std::vector<emu::Pass<V>>;
+template <typename V>
+using Kernel = void (*)(const Checked<V>*, std::size_t, Checked<V>*);
+
+// The launches of ch08::launch_two_passes: with one block, that block writes the result; otherwise
+// `grid` blocks write their results to the scratch, and one block reduces those.
+template <typename V>
+Passes<V> two_passes(Kernel<V> kernel, int block, int grid, std::size_t shared_bytes) {
+  const unsigned threads = unsigned(block);
+  if (grid == 1)
+    return {{1, threads, shared_bytes, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
+  return {{unsigned(grid), threads, shared_bytes,
+           [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials); }},
+          {1, threads, shared_bytes,
+           [kernel, grid](const emu::PassMemory<V>& m) { kernel(m.partials, std::size_t(grid), m.result); }}};
+}
+
+// A kernel of the two-pass shape at every size: within `depth(n, grid)` additions, and the same bits in
+// every schedule (each addition's place is fixed by the code). False at the first size that fails.
+template <typename V, typename Depth>
+bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
+                      std::uint64_t seed) {
+  for (std::size_t n : kSizes) {
+    const int grid = ch08::grid_for(n, block, kResident);
+    emu::PassesOptions options;
+    options.partials = std::size_t(grid);
+    options.depth = depth(n, grid);
+    options.same_bits = true;
+    if (!emu::testing::check_passes_solution<V>(name + " (block " + std::to_string(block) + ")",
+                                                two_passes<V>(kernel, block, grid, shared_bytes), n, options,
+                                                ch09::shared_bytes, seed + n))
+      return false;
+  }
+  return true;
+}
+
+template <int kBlock, typename V>
+bool check_unrolled(std::uint64_t seed) {
+  return check_two_passes<V>(
+      "chapter 09's unrolled", &ch09::unrolled_kernel<kBlock, Checked<V>>, kBlock, 0,
+      [](std::size_t n, int grid) { return ch08::two_pass_additions(n, kBlock, grid, reduction::ceil_log2(kBlock)); },
+      seed);
+}
+
+// fastest's grid path with the knobs of one configuration, as launch_fastest_grid launches it.
+template <typename V, bool kWide, int kLoads, bool kOnePass, bool kChunked>
+bool check_fastest_grid(int block, std::size_t misalignment, std::uint64_t seed) {
+  using T = Checked<V>;
+  const std::string name = std::string("chapter 09's fastest_kernel (") + (kWide ? "16-byte loads" : "element loads") +
+                           ", " + std::to_string(kLoads) + " in flight, " + (kOnePass ? "one pass" : "two passes") +
+                           (kChunked ? ", chunked" : ", grid-stride") + ", block " + std::to_string(block) + ")";
+  const auto kernel = &ch09::fastest_kernel<Sum, T, kWide, kLoads, kOnePass, kChunked>;
+  for (std::size_t n : kSizes) {
+    // fastest_grid's grid, on a device of kResident blocks.
+    const std::size_t per_block = std::size_t(block) * kLoads * ch09::Lanes<T, kWide>::count;
+    const int grid = ch08::grid_for(n, per_block, kResident);
+    const unsigned blocks = unsigned(grid), threads = unsigned(block);
+    emu::PassesOptions options;
+    options.partials = std::size_t(grid);
+    options.depth = ch09::grid_path_depth<T, kWide>(n, block, grid);
+    options.same_bits = true;
+    options.misalignment = misalignment;
+    Passes<V> passes;
+    if (kOnePass)
+      passes = {{blocks, threads, 0,
+                 [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
+    else if (grid == 1)
+      passes = {
+          {1, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result, nullptr, nullptr); }}};
+    else
+      passes = {{blocks, threads, 0,
+                 [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
+                {1, threads, 0, [kernel, grid](const emu::PassMemory<V>& m) {
+                   kernel(m.partials, std::size_t(grid), m.result, nullptr, nullptr);
+                 }}};
+    if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
+  }
+  return true;
+}
+
+// fastest's single-block path, its block from single_block_threads and its kernel from the
+// header's own table, as launch_single_block picks them.
+template <typename V>
+bool check_single_block(std::size_t misalignment, std::uint64_t seed) {
+  using T = Checked<V>;
+  static constexpr auto table =
+      ch09::single_block_kernels<Sum, T>(std::make_integer_sequence<int, ch09::kSingleBlockSizes>{});
+  for (std::size_t n : kSizes) {
+    const int threads = ch09::single_block_threads<T>(n);
+    if (threads == 0) continue;  // more than one block's round of loads: fastest takes its grid path
+    const auto kernel = table[ch09::single_block_index(threads)];
+    emu::PassesOptions options;
+    options.depth = ch09::single_block_depth<T>();
+    options.same_bits = true;
+    options.misalignment = misalignment;
+    const Passes<V> passes = {
+        {1, unsigned(threads), 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
+    if (!emu::testing::check_passes_solution<V>(
+            "chapter 09's single_block_kernel (" + std::to_string(threads) + " threads)", passes, n, options,
+            ch09::shared_bytes, seed + n))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Integers must be exact; floating-point sums within the depth the chapter's depth functions count,
+// and the same bits in every order of the threads and blocks.
+// One test case a kernel, so that each kernel a student has not written yet fails on its own.
+TEMPLATE_TEST_CASE("chapter 09's warp_syncwarp on the CPU emulator: every size, blocks of 32, 64 and 1024",
+                   "[chapter09][emulator]", std::int32_t, float, double) {
+  using T = Checked<TestType>;
+  const auto seed = reduction::testing::fresh_seed();
+  for (int block : {32, 64, 1024}) {
+    const std::size_t slots = ch09::warp_finish_slots(block);
+    if (!check_two_passes<TestType>(
+            "chapter 09's warp_syncwarp", &ch09::warp_syncwarp_kernel<T>, block, slots * sizeof(T),
+            [&](std::size_t n, int grid) {
+              return ch08::two_pass_additions(n, block, grid, reduction::ceil_log2(slots));
+            },
+            seed))
+      return;
+  }
+}
+
+TEMPLATE_TEST_CASE("chapter 09's shuffle on the CPU emulator: every size, blocks of 32, 64 and 1024",
+                   "[chapter09][emulator]", std::int32_t, float, double) {
+  using T = Checked<TestType>;
+  const auto seed = reduction::testing::fresh_seed();
+  for (int block : {32, 64, 1024})
+    if (!check_two_passes<TestType>(
+            "chapter 09's shuffle", &ch09::shuffle_kernel<Sum, T>, block, 0,
+            [&](std::size_t n, int grid) { return ch08::two_pass_additions(n, block, grid, ch09::kShuffleTree); },
+            seed))
+      return;
+}
+
+TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 32, 64 and 1024 threads",
+                   "[chapter09][emulator]", std::int32_t, float, double) {
+  const auto seed = reduction::testing::fresh_seed();
+  if (check_unrolled<1, TestType>(seed) && check_unrolled<8, TestType>(seed) && check_unrolled<32, TestType>(seed) &&
+      check_unrolled<64, TestType>(seed))
+    check_unrolled<1024, TestType>(seed);
+}
+
+// Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
+// before the first 16-byte vector).
+TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the single-block path", "[chapter09][emulator]",
+                   std::int32_t, float, double) {
+  const auto seed = reduction::testing::fresh_seed();
+  if (check_single_block<TestType>(0, seed)) check_single_block<TestType>(1, seed);
+}
+
+TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its knobs and others",
+                   "[chapter09][emulator]", std::int32_t, float, double) {
+  using C = ch09::FastestChoice;
+  const auto seed = reduction::testing::fresh_seed();
+  for (std::size_t misalignment : {0, 1}) {
+    // What fastest chooses, at its mid-size block and its large one, and in the smallest block.
+    for (int block : {32, C::kMidBlock, C::kBlock})
+      if (!check_fastest_grid<TestType, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(block, misalignment,
+                                                                                               seed))
+        return;
+    // The other knobs `experiments knobs` times: two launches, chunks, one element a load.
+    if (!check_fastest_grid<TestType, true, 4, false, false>(32, misalignment, seed) ||
+        !check_fastest_grid<TestType, true, 2, true, true>(32, misalignment, seed) ||
+        !check_fastest_grid<TestType, false, 4, true, false>(32, misalignment, seed))
+      return;
+  }
+}
+
+// warp_volatile, the cautionary example: between two steps of its warp finish nothing orders one
+// lane's store of slot t + d before another lane's load of it, so it races whatever values a run
+// happens to give. The README and the header say so, and racecheck finds it on a GPU; here the
+// emulator must find it on the CPU, at every size past one warp's worth and in every block size.
+TEST_CASE("chapter 09's warp_volatile on the CPU emulator: a race in its warp finish", "[chapter09][emulator]") {
+  using V = std::int32_t;
+  using T = Checked<V>;
+  const auto seed = reduction::testing::fresh_seed();
+  for (int block : {32, 256})
+    for (std::size_t n : {std::size_t(64), std::size_t(5003)}) {
+      const int grid = ch08::grid_for(n, block, kResident);
+      emu::PassesOptions options;
+      options.partials = std::size_t(grid);
+      const auto input = reduction::generate_input<V>(n, seed + n);
+      const auto run = emu::emulate_passes(
+          input, two_passes<V>(&ch09::warp_volatile_kernel<T>, block, grid, ch09::warp_finish_slots(block) * sizeof(T)),
+          options, ch09::shared_bytes);
+      INFO("warp_volatile, block " << block << ", n = " << n << ", seed " << seed + n << "\n" << run.describe());
+      CHECK(run.has(emu::FindingKind::kRace));
+      CHECK(run.describe().find("shared memory") != std::string::npos);  // in the warp finish's shared slots
+    }
+}
+
+// Wrong warp code, written here, that the emulator must catch, each beside the right version that
+// it must pass: a check that found nothing ever, or everything, would pass or fail these alike.
+namespace warp_bugs {
+using Element = Checked<std::int32_t>;
+
+// warp_syncwarp's finish on one warp and 64 elements; without the barrier between a step's reads
+// and its writes, lane t may overwrite slot t before lane t - offset has read it.
+template <bool kReadBarrier>
+__global__ void warp_finish(const Element* input, std::size_t /*n: 64*/, Element* result) {
+  __shared__ Element partial[64];
+  const unsigned lane = threadIdx.x;
+  partial[lane] = input[lane];
+  partial[lane + 32] = input[lane + 32];
+  __syncwarp();
+  Element sum = partial[lane];
+  for (unsigned offset = 32; offset >= 1; offset /= 2) {
+    sum = sum + partial[lane + offset];
+    if constexpr (kReadBarrier) __syncwarp();
+    partial[lane] = sum;
+    __syncwarp();
+  }
+  if (lane == 0) *result = sum;
+}
+
+// The same finish with its barriers inside `if (lane < offset)`: the lanes past the offset never reach them.
+__global__ void warp_barrier_in_branch(const Element* input, std::size_t /*n: 64*/, Element* result) {
+  __shared__ Element partial[64];
+  const unsigned lane = threadIdx.x;
+  partial[lane] = input[lane];
+  partial[lane + 32] = input[lane + 32];
+  __syncwarp();
+  Element sum = partial[lane];
+  for (unsigned offset = 32; offset >= 1; offset /= 2)
+    if (lane < offset) {
+      sum = sum + partial[lane + offset];
+      __syncwarp();
+      partial[lane] = sum;
+      __syncwarp();
+    }
+  if (lane == 0) *result = sum;
+}
+
+// A warp's 32 elements by shuffles down, with a mask and width of the test's choosing.
+template <unsigned kMask, int kWidth>
+__global__ void shuffle_down(const Element* input, std::size_t /*n: 32*/, Element* result) {
+  Element value = input[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_down_sync(kMask, value, offset, kWidth);
+  if (threadIdx.x == 0) *result = value;
+}
+
+// The butterfly: every lane ends with the total.
+__global__ void shuffle_xor(const Element* input, std::size_t /*n: 32*/, Element* result) {
+  Element value = input[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_xor_sync(0xffffffffu, value, offset);
+  if (threadIdx.x == 31) *result = value;
+}
+
+// Only the lower half of the warp shuffles, with a mask that names all 32 lanes.
+__global__ void shuffle_in_branch(const Element* input, std::size_t /*n: 32*/, Element* result) {
+  Element value = input[threadIdx.x];
+  if (threadIdx.x < 16)
+    for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_down_sync(0xffffffffu, value, offset);
+  if (threadIdx.x == 0) *result = value;
+}
+
+// fastest's one-pass hand-off, one thread a block: the block's result stored, counted done with
+// atomicInc, and the last block adding every block's result. Without the __threadfence() between the
+// store and the count, the last block may count a block done before its result is visible.
+template <bool kFence>
+__global__ void last_block_adds(const Element* input, std::size_t n, Element* block_results, Element* result,
+                                unsigned int* blocks_done) {
+  if (threadIdx.x != 0) return;
+  Element sum(0);
+  for (std::size_t i = blockIdx.x; i < n; i += gridDim.x) sum = sum + input[i];
+  block_results[blockIdx.x] = sum;
+  if constexpr (kFence) __threadfence();
+  if (atomicInc(blocks_done, gridDim.x - 1) != gridDim.x - 1) return;
+  Element total(0);
+  for (unsigned b = 0; b < gridDim.x; ++b) total = total + __ldcg(block_results + b);
+  *result = total;
+}
+}  // namespace warp_bugs
+
+TEST_CASE("the CPU emulator on warp code: __syncwarp, shuffles, fences", "[chapter09][emulator]") {
+  using V = std::int32_t;
+  using emu::FindingKind;
+  const auto seed = reduction::testing::fresh_seed();
+  const auto one_warp = [&](Kernel<V> kernel, std::size_t n) {
+    const auto input = reduction::generate_input<V>(n, seed);
+    return emu::emulate_passes(
+        input, Passes<V>{{1, 32, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}}, {},
+        ch09::shared_bytes);
+  };
+  const auto expect = [](const emu::EmulatedRun<V>& run, const char* bug, FindingKind kind) {
+    INFO(bug << ":\n" << run.describe());
+    CHECK(run.has(kind));
+  };
+  const auto expect_clean = [](const emu::EmulatedRun<V>& run, const char* kernel) {
+    INFO(kernel << ":\n" << run.describe());
+    CHECK(run.findings.empty());
+  };
+  expect_clean(one_warp(&warp_bugs::warp_finish<true>, 64), "the warp finish with both barriers");
+  expect(one_warp(&warp_bugs::warp_finish<false>, 64), "the warp finish without its read barrier", FindingKind::kRace);
+  expect(one_warp(&warp_bugs::warp_barrier_in_branch, 64), "__syncwarp() inside if (t < offset)",
+         FindingKind::kDivergentBarrier);
+  expect_clean(one_warp(&warp_bugs::shuffle_down<0xffffffffu, 32>, 32), "shuffles down over the whole warp");
+  expect_clean(one_warp(&warp_bugs::shuffle_xor, 32), "the xor butterfly");
+  expect(one_warp(&warp_bugs::shuffle_down<0x0000ffffu, 32>, 32), "shuffles with a mask of 16 lanes",
+         FindingKind::kBadWarpMask);
+  expect(one_warp(&warp_bugs::shuffle_down<0xfffffffeu, 32>, 32), "shuffles with a mask that leaves out lane 0",
+         FindingKind::kBadWarpMask);
+  expect(one_warp(&warp_bugs::shuffle_down<0xffffffffu, 16>, 32), "shuffles of width 16 (no lane reads lane 16 on)",
+         FindingKind::kWrongValue);
+  expect(one_warp(&warp_bugs::shuffle_in_branch, 32), "a shuffle that half the warp never reaches",
+         FindingKind::kDivergentBarrier);
+
+  const std::size_t n = 1000;
+  const auto input = reduction::generate_input<V>(n, seed);
+  const auto hand_off = [&](auto kernel) {
+    emu::PassesOptions options;
+    options.partials = 3;
+    return emu::emulate_passes(input,
+                               Passes<V>{{3, 32, 0,
+                                          [kernel](const emu::PassMemory<V>& m) {
+                                            kernel(m.input, m.n, m.partials, m.result, m.blocks_done);
+                                          }}},
+                               options, ch09::shared_bytes);
+  };
+  expect_clean(hand_off(&warp_bugs::last_block_adds<true>), "the last block's hand-off with __threadfence()");
+  const auto unfenced = hand_off(&warp_bugs::last_block_adds<false>);
+  expect(unfenced, "the last block's hand-off without __threadfence()", FindingKind::kRace);
+  CHECK(unfenced.describe().find("__threadfence()") != std::string::npos);  // the finding names the missing fence
+}
