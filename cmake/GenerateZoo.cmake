@@ -24,9 +24,20 @@
 #   launch:  the launcher the GPU tests call, `launch<E>`, with the signature of the chapters'
 #            registries (input, n, result, block, scratch, stream); needed when a bug names a GPU
 #            detector other than delayed_warps
+#   passes:  for chapters 08 and 09, whose launchers make one or two launches: how the CPU test
+#            launches the kernel on the emulator, as the launcher does on a GPU. `two_passes`:
+#            kernel(input, n, out), the grid's blocks leaving their results in the scratch, then
+#            one block over those (ch08::launch_two_passes, finish_kernel); `one_pass`:
+#            kernel(input, n, block_results, result, blocks_done), the last block finishing
+#            (09's fastest). With passes:, `kernel:` is a template with E in it, written as inside
+#            the header's namespace (`two_pass_kernel<Handoff::Store, E>`)
+#   shared:  with passes:, each launch's dynamic shared memory in bytes, an expression of the
+#            header's names, `block` and E (`warp_finish_slots(block) * sizeof(E)`); default 0
 # In a bug, besides find:, replace:, caught: and why:
 #   header:  another header of the solution (in the same namespace) that this bug edits
 #   launch:  another launcher, for a bug of a kernel the chapter's launch: does not run
+#   kernel:, passes:, shared:
+#            another kernel the CPU test runs, and how, for a bug of a kernel the chapter's do not name
 #   n:       the elements the GPU tests give it (default 1000); above 2^31 the input is made on the
 #            GPU (zero below element 2^31, 0x01010101 from there), so that a 32-bit index shows
 #   block:   the threads a block (default 256)
@@ -58,6 +69,14 @@
 #   REDUCTION_ZOO_BUG(<bug>, <namespace>_<bug>, "<caught>", "<why>")
 #   REDUCTION_ZOO_PREPARE(ns) before the headers of each namespace (the includer may define it:
 #     the grid chapters' emulator needs each namespace's `extern __shared__` memory defined)
+# (without passes:; with it, REDUCTION_ZOO_KERNEL and REDUCTION_ZOO_SOLUTION are left out) and,
+# where the includer defines REDUCTION_ZOO_PASSES (the CPU test of 08 and 09), for each bug that
+# names the emulator, in its namespace and in the solution's, the class template
+# ZooPasses_<bug><E> (kernel, kOnePass, shared_bytes(block)); REDUCTION_ZOO_PASSES_BUGS lists them
+# as REDUCTION_ZOO_PASSES_BUG(<bug>, <namespace>_<bug>, <namespace>, "<caught>").
+# A bug's header that includes another header of the solution (09's fastest.cuh includes
+# shuffle.cuh) gets that header's namespace, unrenamed, through `using namespace <namespace>;`,
+# so that its names are found from the renamed one.
 # and, where the includer defines REDUCTION_ZOO_LAUNCHERS (a CUDA source), in namespace zoo_launch
 # for each bug with a launch: the function templates solution_<bug><E> and bug_<bug><E>, which call
 # the solution's launcher and the bug's, and kN_<bug>, kBlock_<bug>; REDUCTION_ZOO_GPU_BUGS lists
@@ -83,6 +102,8 @@ set(namespace "")
 set(kernel "")
 set(blocks "")
 set(launch "")
+set(passes "")
+set(shared "")
 set(bugs "")  # the names, in order; each bug's fields are in variables named after it
 set(bug "")
 set(number 0)
@@ -97,6 +118,9 @@ macro(_zoo_finish_bug)
     if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)"
        AND "${_launch_${bug}}" STREQUAL "" AND launch STREQUAL "")
       _zoo_error(${_start_${bug}} "bug ${bug} names a GPU detector: it needs a launch:")
+    endif()
+    if(_caught_${bug} MATCHES "(^| )emulator" AND "${_kernel_${bug}}" STREQUAL "")
+      _zoo_error(${_start_${bug}} "the emulator runs the kernel: name it with kernel: (before the first bug, or in bug ${bug})")
     endif()
   endif()
 endmacro()
@@ -120,9 +144,12 @@ while(NOT rest STREQUAL "")
   set(key "${CMAKE_MATCH_1}")
   set(value "${CMAKE_MATCH_2}")
   string(REPLACE "\\n" "\n" value "${value}")
-  if(bug STREQUAL "" AND key MATCHES "^(header|namespace|kernel|blocks|launch)$")
+  if(key STREQUAL "passes" AND NOT value MATCHES "^(two_passes|one_pass)$")
+    _zoo_error(${number} "passes: is two_passes or one_pass, found: ${value}")
+  endif()
+  if(bug STREQUAL "" AND key MATCHES "^(header|namespace|kernel|blocks|launch|passes|shared)$")
     set(${key} "${value}")
-  elseif(NOT bug STREQUAL "" AND key MATCHES "^(header|launch)$")  # this bug's own
+  elseif(NOT bug STREQUAL "" AND key MATCHES "^(header|launch|kernel|passes|shared)$")  # this bug's own
     set(_${key}_${bug} "${value}")
   elseif(NOT bug STREQUAL "" AND key MATCHES "^(n|block)$")
     if(NOT value MATCHES "^[1-9][0-9]*$")
@@ -142,6 +169,9 @@ while(NOT rest STREQUAL "")
     set(_why_${bug} "")
     set(_header_${bug} "${header}")
     set(_launch_${bug} "${launch}")
+    set(_kernel_${bug} "${kernel}")
+    set(_passes_${bug} "${passes}")
+    set(_shared_${bug} "${shared}")
     set(_n_${bug} 1000)
     set(_block_${bug} 256)
   elseif(bug STREQUAL "")
@@ -160,15 +190,12 @@ while(NOT rest STREQUAL "")
   elseif(key STREQUAL "caught")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
-      set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value)")
+      set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value|bad_warp_mask)")
       set(gpu "(delayed_warps|value|nondeterministic|memcheck|racecheck|synccheck)")
       if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|${gpu})$")
         _zoo_error(${number} "unknown detector ${detector} (emulator, emulator:<finding>[,<finding>...], "
                    "delayed_warps, value, nondeterministic, memcheck, racecheck, synccheck. The findings: race, "
-                   "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value)")
-      endif()
-      if(detector MATCHES "^emulator" AND kernel STREQUAL "")
-        _zoo_error(${number} "the emulator runs the kernel: name it with kernel: before the first bug")
+                   "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value, bad_warp_mask)")
       endif()
     endforeach()
     set(_caught_${bug} "${value}")
@@ -190,7 +217,7 @@ get_filename_component(_chapter_dir "${_chapter_dir}" NAME)
 string(SUBSTRING "${_chapter_dir}" 0 2 _chapter_number)
 string(APPEND list "#define REDUCTION_ZOO_CHAPTER \"chapter ${_chapter_number}\"\n"
                    "#define REDUCTION_ZOO_TAG \"[chapter${_chapter_number}]\"\n")
-if(NOT kernel STREQUAL "")
+if(NOT kernel STREQUAL "" AND passes STREQUAL "")
   # `convergent_kernel` is instantiated for E; `coarsened_kernel<2, E>` names its own arguments.
   if(kernel MATCHES "<")
     set(kernel_for_e "${kernel}")
@@ -219,6 +246,8 @@ foreach(bug IN LISTS bugs)
 endforeach()
 set(launchers "")
 set(gpu_entries "")
+set(passes_classes "")
+set(passes_entries "")
 foreach(bug IN LISTS bugs)
   set(this_header "${_header_${bug}}")
   file(READ ${SOLUTION_DIR}/${this_header} text)
@@ -237,7 +266,18 @@ foreach(bug IN LISTS bugs)
       _zoo_error(${_start_${bug}} "${this_header} has no `${form}` to rename")
     endif()
   endforeach()
-  string(REPLACE "namespace ${namespace} {" "namespace ${namespace}_${bug} {" text "${text}")
+  # The names of the solution's other headers that this one includes stay in the solution's
+  # namespace: the renamed one reaches them through a using-directive (its own names come first).
+  set(open_renamed "namespace ${namespace}_${bug} {")
+  string(REGEX MATCHALL "#include \"[^\"/]+\"" siblings "${text}")
+  foreach(sibling IN LISTS siblings)
+    string(REGEX REPLACE "#include \"([^\"]+)\"" "\\1" sibling "${sibling}")
+    if(EXISTS ${SOLUTION_DIR}/${sibling})
+      set(open_renamed "${open_renamed}\nusing namespace ${namespace};  // the solution's other headers, included above")
+      break()
+    endif()
+  endforeach()
+  string(REPLACE "namespace ${namespace} {" "${open_renamed}" text "${text}")
   string(REPLACE "}  // namespace ${namespace}" "}  // namespace ${namespace}_${bug}" text "${text}")
   string(PREPEND text "// Generated by cmake/GenerateZoo.cmake: ${this_header} with the bug `${bug}` of ${SPEC}.\n")
   file(CONFIGURE OUTPUT ${OUT_DIR}/${bug}/${this_header} CONTENT "${text}" @ONLY NEWLINE_STYLE UNIX)
@@ -245,6 +285,22 @@ foreach(bug IN LISTS bugs)
   string(REPLACE "\"" "\\\"" why "${why}")
   string(APPEND list "REDUCTION_ZOO_PREPARE(${namespace}_${bug})\n#include \"${bug}/${this_header}\"\n")
   string(APPEND entries "REDUCTION_ZOO_BUG(${bug}, ${namespace}_${bug}, \"${_caught_${bug}}\", \"${why}\")\n")
+  if(NOT "${_passes_${bug}}" STREQUAL "" AND _caught_${bug} MATCHES "(^| )emulator")
+    set(one_pass false)
+    if(_passes_${bug} STREQUAL "one_pass")
+      set(one_pass true)
+    endif()
+    set(bytes "${_shared_${bug}}")
+    if(bytes STREQUAL "")
+      set(bytes 0)
+    endif()
+    string(CONCAT passes_class "template <typename E>\nstruct ZooPasses_${bug} {\n  static constexpr auto kernel = &${_kernel_${bug}};\n"
+                     "  static constexpr bool kOnePass = ${one_pass};\n"
+                     "  static std::size_t shared_bytes([[maybe_unused]] int block) { return ${bytes}; }\n};\n")
+    string(APPEND passes_classes "namespace ${namespace} {\n${passes_class}}  // namespace ${namespace}\n"
+                                 "namespace ${namespace}_${bug} {\n${passes_class}}  // namespace ${namespace}_${bug}\n")
+    string(APPEND passes_entries "REDUCTION_ZOO_PASSES_BUG(${bug}, ${namespace}_${bug}, ${namespace}, \"${_caught_${bug}}\")\n")
+  endif()
   if(NOT "${_launch_${bug}}" STREQUAL "")
     set(signature "const E* input, std::size_t n, E* result, int block, reduction::DeviceScratch& scratch, cudaStream_t stream")
     set(arguments "input, n, result, block, scratch, stream")
@@ -264,5 +320,12 @@ if(NOT launchers STREQUAL "")
                      "// REDUCTION_ZOO_GPU_BUG(name, detectors), defined by the includer.\n#define REDUCTION_ZOO_GPU_BUGS \\\n")
   string(REPLACE "\n" " \\\n" gpu_continued "${gpu_entries}")
   string(APPEND list "${gpu_continued}\n#endif  // REDUCTION_ZOO_LAUNCHERS\n")
+endif()
+if(NOT passes_classes STREQUAL "")
+  string(APPEND list "\n#ifdef REDUCTION_ZOO_PASSES  // defined by the CPU test of the chapters with launches\n"
+                     "${passes_classes}\n// REDUCTION_ZOO_PASSES_BUG(name, namespace, solution namespace, detectors), defined by the includer.\n"
+                     "#define REDUCTION_ZOO_PASSES_BUGS \\\n")
+  string(REPLACE "\n" " \\\n" passes_continued "${passes_entries}")
+  string(APPEND list "${passes_continued}\n#endif  // REDUCTION_ZOO_PASSES\n")
 endif()
 file(CONFIGURE OUTPUT ${OUT_DIR}/zoo_list.hpp CONTENT "${list}" @ONLY NEWLINE_STYLE UNIX)

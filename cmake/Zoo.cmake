@@ -2,13 +2,14 @@
 # solution with one edit; they are generated at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
 # (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
 #
-# reduction_add_zoo(<kernel header> [GRID]): in a chapter folder with a zoo.txt (a handout has none),
+# reduction_add_zoo(<kernel header> [GRID | PASSES]): in a chapter folder with a zoo.txt (a handout has none),
 # the generated headers, and a test for each detector that zoo.txt names, each also checking the
 # solution the same way:
 #   emulator          CPU test <chapter>.zoo_emulated: the CPU emulator (emulator.hpp) catches every
 #                     bug given to it, with the findings named; the single-block launch
-#                     (03_simple_kernel/single_block/zoo_emulated.cpp), or with GRID a grid launch
-#                     (zoo_grid_emulated.cpp beside it)
+#                     (03_simple_kernel/single_block/zoo_emulated.cpp), with GRID a grid launch
+#                     (zoo_grid_emulated.cpp beside it), or with PASSES the launches each bug's
+#                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09)
 #   delayed_warps     GPU test <chapter>.zoo_delayed_warps (single_block/zoo_delayed_warps.cu): with
 #                     some warps' stores held back, every such bug is wrong in every run
 #   value, nondeterministic
@@ -19,7 +20,7 @@
 #                     (cmake/ZooSanitize.cmake)
 # Without a GPU the GPU tests are skipped, never passed.
 function(reduction_add_zoo header)
-  cmake_parse_arguments(ARG "GRID" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "GRID;PASSES" "" "" ${ARGN})
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
   if(NOT EXISTS ${spec})
@@ -74,7 +75,9 @@ function(reduction_add_zoo header)
 
   if(emulator)
     set(cpu_target ${chapter}_zoo_cpu_tests)
-    if(ARG_GRID)
+    if(ARG_PASSES)
+      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_passes_emulated.cpp)
+    elseif(ARG_GRID)
       add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_grid_emulated.cpp)
     else()
       add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_emulated.cpp)
