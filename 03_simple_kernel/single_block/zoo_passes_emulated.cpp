@@ -96,7 +96,7 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER
     // The solution first: findings there would make the bug's meaningless. Ints are exact, so no
     // depth of rounded additions is needed.
     emu::testing::check_passes_solution<V>(
-        std::string(REDUCTION_ZOO_CHAPTER "'s solution, launched as bug ") + bug.name + " is", bug.solution(grid), kN,
+        std::string(REDUCTION_ZOO_CHAPTER "'s solution (launched as for bug ") + bug.name + ")", bug.solution(grid), kN,
         options, *bug.solution_shared, seed);
     const Launches launched = bug.bug(grid);
     const auto run = emu::emulate_passes(input, launched, options, *bug.bug_shared);
