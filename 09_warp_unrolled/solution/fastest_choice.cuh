@@ -44,11 +44,11 @@ struct FastestChoice {
   // on 2026-11-25; README.md, "Many blocks or one wave", has the tables and the counters). The
   // former choice, two waves at every large size, left multiprocessors idle at the end of the
   // second wave (ncu at 2^28 ints on an H100: the least busy was active 73 % of the cycles of the
-  // busiest); one wave was 1 to 15 % faster from 2^23 to 2^28 on the H100 and 1 to 17 % on the
-  // H200. From 2 GiB the two shapes are within 0.5 % of each other, and two waves were ahead of
-  // cub on every GPU where one wave was not (H200, 2^30 ints: 0.998 against cub's time). Many
-  // blocks, each its own chunk, which beat both on the H100 from 1 GiB, lost to cub by up to 7 %
-  // on the H200, so fastest does not take them.
+  // busiest); one wave was 0.8 to 15 % faster from 2^23 to 2^28 ints on the H100, and 0 to 14 % on
+  // the H200. From 2 GiB the two shapes are within 0.5 % of each other, and two waves stayed ahead
+  // of cub where one wave did not (H200, 2^30 ints: one wave took 1.002 times cub's time). Many
+  // blocks, each its own chunk, which beat both on the H100 from 1 GiB, took up to 8 % longer than
+  // cub on the H200, so fastest does not take them.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
