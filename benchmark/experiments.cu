@@ -12,9 +12,15 @@
 //  4. fastest's knobs (chapter 09): every configuration of `fastest`'s grid path (load width,
 //     loads in flight, one or two passes, strided or chunked layout, block size, waves), the
 //     measurements behind the choice in ch09::FastestChoice.
+//  5. to 8. fastest's large-n shape against chapter 07 (issue 24, 09's README "Many blocks or one
+//     wave"): `design` (one block per tile, one or two passes, fences or an acquire-release
+//     atomic), `large` (one wave, two waves, one block per chunk, 07 and cub, in rounds),
+//     `dynamic` (chunks taken from a counter), `traits` (07's kernel one trait at a time), and
+//     `profile` (four kernels launched once each, for ncu).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// knobs] (all three without an argument; needs a GPU). It prints medians of 20 timed runs after 3
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile] (atomics, loads, inflight, trees
+// and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
 
@@ -728,14 +734,93 @@ void dynamic(std::size_t n, int rounds_of_all) {
                 ratio[ratio.size() / 2], ratio.back());
   }
 }
+
+// 8. What chapter 07's coarse8 does better than fastest at 2^24 to 2^30 (issue 24): its kernel
+//    changed one trait at a time. Each block reads a tile of 16 x blockDim.x elements (thread t:
+//    t, t + B, ..., t + 15 B) and adds its sum to the result with atomicAdd, as 07 does.
+//    kWide: 4 loads of 16 bytes instead of 16 of 4; kStride: one wave of blocks, each taking
+//    tiles b, b + G, ... (G the grid) instead of one block per tile.
+template <bool kWide, bool kStride>
+__global__ void traits_kernel(const int* input, std::size_t n, int* result) {
+  const std::size_t tile = 16 * std::size_t(blockDim.x);
+  const std::size_t tiles = n / tile;  // n a multiple of the tile here
+  int sum = 0;
+  for (std::size_t b = blockIdx.x; b < tiles; b += kStride ? gridDim.x : tiles) {
+    if constexpr (kWide) {
+      const auto* v = reinterpret_cast<const int4*>(input + b * tile) + threadIdx.x;
+      int4 x[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) x[k] = v[k * blockDim.x];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) sum += x[k].x + x[k].y + x[k].z + x[k].w;
+    } else {
+      const int* p = input + b * tile + threadIdx.x;
+      int x[16];
+#pragma unroll
+      for (int k = 0; k < 16; ++k) x[k] = p[k * blockDim.x];
+#pragma unroll
+      for (int k = 0; k < 16; ++k) sum += x[k];
+    }
+  }
+  sum = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) atomicAdd(result, sum);
+}
+
+void traits(std::size_t n) {
+  const std::vector<int> data = generate_input<int>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<int> input(data), result(1);
+  DeviceScratch scratch;
+  using Launch = std::function<void(cudaStream_t)>;
+  const int* in = input.data();
+  int* out = result.data();
+  auto traits_launch = [&](auto kernel, int block, bool stride) {
+    return [=](cudaStream_t s) {
+      CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(int), s));
+      const std::size_t tiles = n / (16 * std::size_t(block));
+      const int grid = stride ? ch08::resident_blocks(kernel, block, 0) : int(tiles);
+      kernel<<<grid, block, 0, s>>>(in, n, out);
+      CUDA_CHECK_LAUNCH();
+    };
+  };
+  const std::vector<std::pair<std::string, Launch>> kernels = {
+      {"07 coarse8 (the chapter's)", [&](cudaStream_t s) { ch07::launch<8, int>(in, n, out, 256, scratch, s); }},
+      {"tile 4B b256, many blocks", traits_launch(traits_kernel<false, false>, 256, false)},
+      {"tile 16B b256, many blocks", traits_launch(traits_kernel<true, false>, 256, false)},
+      {"tile 4B b1024, many blocks", traits_launch(traits_kernel<false, false>, 1024, false)},
+      {"tile 16B b1024, many blocks", traits_launch(traits_kernel<true, false>, 1024, false)},
+      {"tile 4B b256, one wave", traits_launch(traits_kernel<false, true>, 256, true)},
+      {"tile 16B b256, one wave", traits_launch(traits_kernel<true, true>, 256, true)},
+      {"tile 16B b1024, one wave", traits_launch(traits_kernel<true, true>, 1024, true)},
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, int>(in, n, out, 0, scratch, s); }},
+      {"fastest kernel b256 w1", [&](cudaStream_t s) { ch09::launch_fastest_with<Sum, int, true, 4, true, false>(in, n, out, 256, 1, scratch, s); }},
+  };
+  constexpr int kRounds = 5;
+  std::vector<std::vector<double>> us(kernels.size());
+  for (int round = 0; round < kRounds; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<int>(kernels[k].second));
+      int value = 0;
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(int), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, 1)))
+        std::printf("traits   n=2^%-2zu %-28s WRONG\n", ceil_log2(n), kernels[k].first.c_str());
+    }
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (int r = 0; r < kRounds; ++r) ratio.push_back(us[k][r] / us[0][r]);
+    std::sort(ratio.begin(), ratio.end());
+    std::printf("traits   int n=2^%-2zu %-28s over 07 coarse8 by round: min %.3f median %.3f max %.3f\n", ceil_log2(n),
+                kernels[k].first.c_str(), ratio.front(), ratio[kRounds / 2], ratio.back());
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -773,6 +858,8 @@ int main(int argc, char** argv) {
       knobs<float>(std::size_t(1) << log_n);
     }
   if (only == "profile") profile();
+  if (only == "traits")
+    for (std::size_t log_n : {24, 26, 28, 30}) traits(std::size_t(1) << log_n);
   if (only == "dynamic")
     for (std::size_t log_n : {22, 23, 24, 25, 26, 27, 28, 30}) {
       dynamic<int>(std::size_t(1) << log_n, 5);
