@@ -400,6 +400,28 @@ void knobs(std::size_t n) {
 //    shape with fastest's loads: one block per run of `tiles` tiles of K x blockDim.x 16-byte vectors,
 //    each tile read as K coalesced loads in flight, the block results stored and added by the last
 //    block (the same order on every run, unlike 07's atomics).
+// Adds to `sum` the K vectors base, base + blockDim.x, ... below `end`: all K loads issued before
+// the first addition when they all are, else one at a time (the tile kernels below share it).
+template <typename Op, typename T, int K, typename Vector>
+__device__ __forceinline__ T add_round(const Vector* vector, std::size_t base, std::size_t end, T sum) {
+  constexpr int kCount = int(sizeof(Vector) / sizeof(T));  // 16 bytes, or one element
+  const Op op{};
+  if (base + (K - 1) * blockDim.x < end) {
+    Vector v[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = vector[base + k * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+  } else {
+    for (int k = 0; k < K; ++k)
+      if (base + k * blockDim.x < end)
+        for (int j = 0; j < kCount; ++j) sum = op(sum, vector[base + k * blockDim.x].lane[j]);
+  }
+  return sum;
+}
+
 // kHandoff: 0 one pass (fence, atomicInc, the last block adds), 1 two passes (store only; a second
 // launch adds), 2 one pass with an acquire-release atomic instead of the two fences.
 template <typename Op, typename T, int K, int kHandoff = 0, bool kWide = true>
@@ -413,22 +435,8 @@ __global__ void tiled_kernel(const T* input, std::size_t n, unsigned tiles_per_b
   const auto* vector = reinterpret_cast<const Vector*>(input);
   const std::size_t tile = std::size_t(K) * blockDim.x;
   const std::size_t first = std::size_t(blockIdx.x) * tiles_per_block * tile;
-  for (unsigned r = 0; r < tiles_per_block; ++r) {
-    const std::size_t base = first + r * tile + threadIdx.x;
-    if (base + (K - 1) * blockDim.x < vectors) {
-      Vector v[K];
-#pragma unroll
-      for (int k = 0; k < K; ++k) v[k] = vector[base + k * blockDim.x];
-#pragma unroll
-      for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
-    } else {
-      for (int k = 0; k < K; ++k)
-        if (base + k * blockDim.x < vectors)
-          for (int j = 0; j < kCount; ++j) sum = op(sum, vector[base + k * blockDim.x].lane[j]);
-    }
-  }
+  for (unsigned r = 0; r < tiles_per_block; ++r)
+    sum = add_round<Op, T, K>(vector, first + r * tile + threadIdx.x, vectors, sum);
   const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (thread < n - vectors * kCount) sum = op(sum, input[vectors * kCount + thread]);
   const T total = ch09::block_reduce<Op>(sum);
@@ -638,21 +646,7 @@ __global__ void dynamic_kernel(const T* input, std::size_t n, std::size_t chunks
     T sum = Op::template identity<T>();
     const std::size_t end = (c + 1) * chunk < vectors ? (c + 1) * chunk : vectors;
     std::size_t i = c * chunk + threadIdx.x;
-    for (int r = 0; r < R; ++r, i += K * blockDim.x) {
-      if (i + (K - 1) * blockDim.x < end) {
-        Vector v[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) v[k] = vector[i + k * blockDim.x];
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-          for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
-      } else {
-        for (int k = 0; k < K; ++k)
-          if (i + k * blockDim.x < end)
-            for (int j = 0; j < kCount; ++j) sum = op(sum, vector[i + k * blockDim.x].lane[j]);
-      }
-    }
+    for (int r = 0; r < R; ++r, i += K * blockDim.x) sum = add_round<Op, T, K>(vector, i, end, sum);
     const T total = ch09::block_reduce<Op>(sum);
     if (threadIdx.x == 0) chunk_results[c] = total;
     slot ^= 1;
