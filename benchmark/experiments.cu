@@ -16,10 +16,11 @@
 //     wave"): `design` (one block per tile, one or two passes, fences or an acquire-release
 //     atomic), `large` (one wave, two waves, one block per chunk, 07 and cub, in rounds),
 //     `dynamic` (chunks taken from a counter), `traits` (07's kernel one trait at a time), and
-//     `profile` (four kernels launched once each, for ncu).
+//     `profile` (four kernels launched once each, for ncu); 9. `schedule` (07's tile as one block
+//     per tile and as one wave, for ncu).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule] (atomics, loads, inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
@@ -807,14 +808,87 @@ void traits(std::size_t n) {
                 kernels[k].first.c_str(), ratio.front(), ratio[kRounds / 2], ratio.back());
   }
 }
+
+// 9. The one trait of `traits` that mattered, for ncu and timed (issue 24): the same tile kernel
+//    (16 x 1024 ints a block, 16-byte loads, one atomicAdd a block) as one block per tile, as one
+//    wave of blocks taking tiles b, b + G, ... (G the grid), and as one wave whose blocks take the
+//    tiles of each round in a rotated order (block b's r-th tile is r G + (b + 37 r) mod G), so
+//    that no multiprocessor keeps one place in every round's stretch of memory; fastest and 07's
+//    coarse8 beside them, at 2^28 ints. Each is launched twice first, for ncu (--launch-skip 5
+//    --launch-count 5 takes the second), then timed in rounds.
+__global__ void rotated_wave_kernel(const int* input, std::size_t n, int* result) {
+  const std::size_t tile = 16 * std::size_t(blockDim.x);
+  const std::size_t tiles = n / tile;  // n a multiple of the tile here
+  int sum = 0;
+  for (std::size_t round = 0; round * gridDim.x < tiles; ++round) {
+    const std::size_t b = round * gridDim.x + (blockIdx.x + 37 * round) % gridDim.x;
+    if (b >= tiles) continue;
+    const auto* v = reinterpret_cast<const int4*>(input + b * tile) + threadIdx.x;
+    int4 x[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) x[k] = v[k * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) sum += x[k].x + x[k].y + x[k].z + x[k].w;
+  }
+  sum = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) atomicAdd(result, sum);
+}
+
+void schedule() {
+  const std::size_t n = std::size_t(1) << 28;
+  DeviceBuffer<int> input(n), result(1);
+  CUDA_CHECK(cudaMemset(input.data(), 1, n * sizeof(int)));  // every int 0x01010101
+  DeviceScratch scratch;
+  const int block = 1024;
+  const int tiles = int(n / (16 * std::size_t(block)));
+  int* out = result.data();
+  const int* in = input.data();
+  auto tile_launch = [&](auto kernel, bool one_wave) {
+    return [=](cudaStream_t s) {
+      CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(int), s));
+      kernel<<<one_wave ? ch08::resident_blocks(kernel, block, 0) : tiles, block, 0, s>>>(in, n, out);
+      CUDA_CHECK_LAUNCH();
+    };
+  };
+  using Launch = std::function<void(cudaStream_t)>;
+  const std::vector<std::pair<std::string, Launch>> kernels = {
+      {"tile, one block per tile", tile_launch(traits_kernel<true, false>, false)},
+      {"tile, one wave", tile_launch(traits_kernel<true, true>, true)},
+      {"tile, one wave, rotated", tile_launch(rotated_wave_kernel, true)},
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, int>(in, n, out, 0, scratch, s); }},
+      {"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, int>(in, n, out, 256, scratch, s); }},
+  };
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& k : kernels) k.second(nullptr);  // the memsets are not kernels: 5 launches a pass
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const int expected = int(std::uint32_t(0x01010101u) * std::uint32_t(n));  // wraps modulo 2^32
+  constexpr int kRounds = 5;
+  std::vector<std::vector<double>> us(kernels.size());
+  for (int round = 0; round < kRounds; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<int>(kernels[k].second));
+      int value = 0;
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(int), cudaMemcpyDeviceToHost));
+      if (value != expected) std::printf("schedule %-28s WRONG\n", kernels[k].first.c_str());
+    }
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (int r = 0; r < kRounds; ++r) ratio.push_back(us[k][r] / us[0][r]);
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("schedule int n=2^28 %-28s median %8.2f us, over one block per tile by round: min %.3f median %.3f max %.3f\n",
+                kernels[k].first.c_str(), v[kRounds / 2], ratio.front(), ratio[kRounds / 2], ratio.back());
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -852,6 +926,7 @@ int main(int argc, char** argv) {
       knobs<float>(std::size_t(1) << log_n);
     }
   if (only == "profile") profile();
+  if (only == "schedule") schedule();
   if (only == "traits")
     for (std::size_t log_n : {24, 26, 28, 30}) traits(std::size_t(1) << log_n);
   if (only == "dynamic")
