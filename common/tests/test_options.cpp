@@ -303,13 +303,15 @@ TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marke
   }
   std::cout.rdbuf(previous);
   CHECK(text_status == 0);
-  CHECK(text == "a        idea a\nb        idea b\n\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when "
-                "--kernel names them\nzoo.bug  wrong on purpose\n");
+  CHECK(text ==
+        "a        idea a\nb        idea b\n\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when "
+        "--kernel names them\nzoo.bug  wrong on purpose\n");
   CHECK(json_status == 0);
-  CHECK(out.str() == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
-                     R"({"name":"b","idea":"idea b","deterministic":false},)"
-                     R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
-                     "\n");
+  CHECK(out.str() ==
+        R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
+        R"({"name":"b","idea":"idea b","deterministic":false},)"
+        R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
+        "\n");
 }
 
 TEST_CASE("output that could not be written is said in one line on stderr", "[options]") {
