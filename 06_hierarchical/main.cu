@@ -21,8 +21,22 @@
 #include "common/reference.hpp"
 #include "common/report.hpp"
 #include "hierarchical.cuh"
+#ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
+#include "zoo_list.hpp"
+#endif
 
 using namespace reduction;
+
+// The kernels --kernel takes: the chapter's registry (hierarchical.cuh). A build for instructors
+// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+template <typename T>
+std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
+  auto list = ch06::variants<T>();
+#ifdef REDUCTION_ZOO_KERNELS
+  zoo_kernels::append_to(list);
+#endif
+  return list;
+}
 
 template <typename T>
 int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
@@ -37,7 +51,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
   info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
   info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
-  for (const auto& v : ch06::variants<int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
+  for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
   cli.add_flag("--hot-l2", options.hot_l2,
@@ -117,7 +131,7 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;  // in the launchers' signature; this chapter's needs none
 
-  for (const auto& kernel : chosen_variants(ch06::variants<T>(), options.kernels)) {
+  for (const auto& kernel : chosen_variants(kernels<T>(), options.kernels)) {
     const std::size_t depth = kernel.depth(n, block);
     const long double tol = tolerance(ref, depth);
     // The launcher clears the result (cudaMemsetAsync) and launches ceil(n / 2 block) blocks.

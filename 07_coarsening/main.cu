@@ -20,8 +20,22 @@
 #include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
+#ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
+#include "zoo_list.hpp"
+#endif
 
 using namespace reduction;
+
+// The kernels --kernel takes: the chapter's registry (coarsening.cuh). A build for instructors
+// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+template <typename T>
+std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
+  auto list = ch07::variants<T>();
+#ifdef REDUCTION_ZOO_KERNELS
+  zoo_kernels::append_to(list);
+#endif
+  return list;
+}
 
 // A factor "stops paying" once its time is this much worse than the best so far: smaller
 // differences are within the run-to-run noise of a median.
@@ -39,7 +53,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
   info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
   info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
-  for (const auto& v : ch07::variants<int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
+  for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
   cli.add_flag("--hot-l2", options.hot_l2,
@@ -55,7 +69,8 @@ int main(int argc, char** argv) {
                  values);
   cli.add_check([&]() -> std::optional<std::string> {
     if (coarse == "0") return std::nullopt;
-    if (options.kernels != variant_names(info)) return "--coarse and --kernel both choose kernels; give one of them";
+    if (options.kernels != default_variant_names(info))
+      return "--coarse and --kernel both choose kernels; give one of them";
     options.kernels = {"coarse" + coarse};
     return std::nullopt;
   });
@@ -95,12 +110,13 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
 
   // The kernels: those chosen. All of them, in order from factor 1, make a sweep (the stop rule below).
   const auto available = ch07::variants<T>();
-  const auto chosen = chosen_variants(available, options.kernels);
+  const auto chosen = chosen_variants(kernels<T>(), options.kernels);
   const bool sweep = chosen.size() == available.size();
 
   // The analysis (analysis.cuh): per factor, its blocks and its share of tree; the GPU's registers.
+  // (A kernel of the bug zoo has the factor of the kernel it is a wrong copy of.)
   std::vector<int> factors;
-  for (const auto& kernel : chosen) factors.push_back(ch07::factor_of(kernel.name));
+  for (const auto& kernel : chosen) factors.push_back(ch07::factor_of(kernel.zoo_of ? kernel.zoo_of : kernel.name));
   ch07::describe_factors<T>(report.text(), factors, n, block);
   std::vector<ch07::Occupancy> occupancy;
   if (device) occupancy = ch07::describe_occupancy<T>(report.text(), *device, factors, n, block);

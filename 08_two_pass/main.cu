@@ -21,10 +21,24 @@
 #include "common/reference.hpp"
 #include "common/report.hpp"
 #include "two_pass.cuh"
+#ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
+#include "zoo_list.hpp"
+#endif
 
 using namespace reduction;
 
 namespace {
+
+// The kernels --kernel takes: the chapter's registry (two_pass.cuh). A build for instructors
+// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+template <typename T>
+std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
+  auto list = ch08::variants<T>();
+#ifdef REDUCTION_ZOO_KERNELS
+  zoo_kernels::append_to(list);
+#endif
+  return list;
+}
 
 // Everything after the input, for its element type T.
 template <typename T>
@@ -95,7 +109,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
 
   // The runs: each finish is launched once on a poisoned result and checked, then timed (events,
   // warm-up, median), every timed result checked too (common/measure.cuh: run_reduction).
-  for (const auto& v : chosen_variants(ch08::variants<T>(), options.kernels)) {
+  for (const auto& v : chosen_variants(kernels<T>(), options.kernels)) {
     const std::size_t depth = v.depth(n, block);
     const long double tol = tolerance(ref, depth);
     const auto launch = [&](cudaStream_t stream) { v.launch(rotating.next(), n, result.data(), block, scratch, stream); };
@@ -139,7 +153,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(32, 1024);
   info.default_n = std::size_t(1) << 27;  // 512 MiB of int, ten times an H100's L2: the run measures memory
   info.device_room = device_room;         // a GPU too small for --n says so before the input is made
-  for (const auto& v : ch08::variants<int>()) info.variants.push_back({v.name, v.idea, v.deterministic});
+  for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
   cli.add_flag("--hot-l2", options.hot_l2,
@@ -149,7 +163,8 @@ int main(int argc, char** argv) {
                  {"cpu", "atomic", "kernel", "all"});
   cli.add_check([&]() -> std::optional<std::string> {
     if (finish == "all") return std::nullopt;
-    if (options.kernels != variant_names(info)) return std::string("--finish and --kernel both choose kernels; give one of them");
+    if (options.kernels != default_variant_names(info))
+      return std::string("--finish and --kernel both choose kernels; give one of them");
     options.kernels = {"finish_" + finish};
     return std::nullopt;
   });

@@ -30,10 +30,24 @@
 #include "sizes.cuh"
 #include "read_ceiling.cuh"
 #include "warp_unrolled.cuh"
+#ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
+#include "zoo_list.hpp"
+#endif
 
 using namespace reduction;
 
 namespace {
+
+// The kernels --kernel takes: the chapter's registry (warp_unrolled.cuh). A build for instructors
+// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+template <typename Op, typename T>
+std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
+  auto list = ch09::variants<Op, T>();
+#ifdef REDUCTION_ZOO_KERNELS
+  if constexpr (std::is_same_v<Op, Sum>) zoo_kernels::append_to(list);  // the zoo's launchers add
+#endif
+  return list;
+}
 
 // Everything after the input, for its element type T and the operator Op.
 template <typename Op, typename T>
@@ -41,10 +55,10 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   const std::size_t n = data.size(), bytes = n * sizeof(T);
   const int block = options.block;
   // The kernels that run: the chosen ones that take Op (warp_volatile, warp_syncwarp and unrolled add only).
-  const auto chosen = chosen_variants(ch09::variants<Op, T>(), options.kernels);
+  const auto chosen = chosen_variants(kernels<Op, T>(), options.kernels);
   std::vector<std::string> names, skipped, offered;
   for (const auto& v : chosen) names.push_back(v.name);
-  for (const auto& v : ch09::variants<Op, T>()) offered.push_back(v.name);
+  for (const auto& v : kernels<Op, T>()) offered.push_back(v.name);
   for (const auto& k : options.kernels)
     if (!ch09::contains(names, k)) skipped.push_back(k);
 
@@ -210,8 +224,8 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(1, 1024);  // unrolled takes any block; below 32, only it (the check below)
   info.default_n = std::size_t(1) << 28;           // 1 GiB of int: twenty times an H100's L2
   info.device_room = device_room;                  // a GPU too small for --n says so before the input is made
-  const auto registry = ch09::variants<Sum, int>();
-  for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic});
+  const auto registry = kernels<Sum, int>();
+  for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
   std::string op_text = "sum", sizes_text;
@@ -256,7 +270,11 @@ int main(int argc, char** argv) {
       return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
              escaped(sizes_text) + "'";
     sizes = *parsed;
-    if (options.kernels == variant_names(info)) options.kernels = {"fastest", "cub"};  // --sizes compares these two
+    // --sizes compares these two, unless --kernel names others.
+    if (options.kernels == default_variant_names(info)) options.kernels = {"fastest", "cub"};
+    for (const auto& v : info.variants)  // sizes.cuh times the chapter's registry, ch09::variants
+      if (v.zoo && ch09::contains(options.kernels, v.name))
+        return "--sizes times the chapter's own kernels; " + v.name + " is one of the bug zoo's";
     return std::nullopt;
   });
   if (auto status = cli.parse(argc, argv)) return *status;

@@ -80,7 +80,16 @@
 # and, where the includer defines REDUCTION_ZOO_LAUNCHERS (a CUDA source), in namespace zoo_launch
 # for each bug with a launch: the function templates solution_<bug><E> and bug_<bug><E>, which call
 # the solution's launcher and the bug's, and kN_<bug>, kBlock_<bug>; REDUCTION_ZOO_GPU_BUGS lists
-# them as REDUCTION_ZOO_GPU_BUG(<bug>, "<caught>").
+# them as REDUCTION_ZOO_GPU_BUG(<bug>, "<caught>");
+# and, where the includer defines REDUCTION_ZOO_KERNELS (a chapter program of 06 to 09 built with
+# -DREDUCTION_ZOO_KERNELS=ON, cmake/Zoo.cmake), the function template
+# zoo_kernels::append_to(registry), which appends to the chapter's registry (a vector of
+# reduction::Variant<reduction::MultiBlockLaunch<E>>) one kernel `zoo.<bug>` for each bug with a
+# launch: that a GPU detector catches (value, nondeterministic, memcheck, racecheck, synccheck; not
+# one the emulator alone catches, which on a GPU is undefined behaviour and may hang). Each is a
+# copy of the registry entry whose launcher is the bug's solution launcher (its depth, so the same
+# float tolerance, its determinism and smallest block), with the bug's launcher and zoo_of naming
+# that entry; a bug whose solution launcher is in no entry stops the program (std::logic_error).
 cmake_minimum_required(VERSION 3.25)
 
 foreach(required SPEC SOLUTION_DIR OUT_DIR)
@@ -246,6 +255,7 @@ foreach(bug IN LISTS bugs)
 endforeach()
 set(launchers "")
 set(gpu_entries "")
+set(zoo_kernels "")  # the calls of zoo_kernels::append_one, one per bug a GPU detector catches
 set(passes_classes "")
 set(passes_entries "")
 foreach(bug IN LISTS bugs)
@@ -309,6 +319,10 @@ foreach(bug IN LISTS bugs)
       "template <typename E>\nvoid bug_${bug}(${signature}) {\n  ${namespace}_${bug}::${_launch_${bug}}(${arguments});\n}\n"
       "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\nconstexpr int kBlock_${bug} = ${_block_${bug}};\n")
     string(APPEND gpu_entries "REDUCTION_ZOO_GPU_BUG(${bug}, \"${_caught_${bug}}\")\n")
+    if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)")
+      string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${_launch_${bug}},\n"
+                                "                &${namespace}_${bug}::${_launch_${bug}}, \"${namespace}::${_launch_${bug}}\");\n")
+    endif()
   endif()
 endforeach()
 string(APPEND list "\n// REDUCTION_ZOO_BUG(name, namespace, detectors, why), defined by the includer.\n#define REDUCTION_ZOO_BUGS \\\n")
@@ -320,6 +334,50 @@ if(NOT launchers STREQUAL "")
                      "// REDUCTION_ZOO_GPU_BUG(name, detectors), defined by the includer.\n#define REDUCTION_ZOO_GPU_BUGS \\\n")
   string(REPLACE "\n" " \\\n" gpu_continued "${gpu_entries}")
   string(APPEND list "${gpu_continued}\n#endif  // REDUCTION_ZOO_LAUNCHERS\n")
+endif()
+if(NOT zoo_kernels STREQUAL "")
+  string(APPEND list [=[
+
+#ifdef REDUCTION_ZOO_KERNELS  // defined by a chapter program built with -DREDUCTION_ZOO_KERNELS=ON
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/variants.cuh"
+
+namespace zoo_kernels {
+
+template <typename E>
+using Registry = std::vector<reduction::Variant<reduction::MultiBlockLaunch<E>>>;
+
+// One bug as a kernel of the program: a copy of the chapter's entry whose launcher is the bug's
+// solution (its depth, so its float tolerance, its determinism and its smallest block), with the
+// bug's launcher. The idea does not say what is wrong: zoo.txt's why: is the answer.
+template <typename E>
+void append_one(Registry<E>& registry, const char* name, reduction::MultiBlockLaunch<E> solution,
+                reduction::MultiBlockLaunch<E> bug, const char* solution_text) {
+  for (const auto& v : registry)
+    if (v.launch == solution && v.zoo_of == nullptr) {
+      auto entry = v;
+      entry.name = name;
+      entry.idea = "wrong on purpose (bug zoo): find why; zoo.txt says what catches it";
+      entry.launch = bug;
+      entry.zoo_of = v.name;
+      registry.push_back(entry);
+      return;
+    }
+  throw std::logic_error(std::string("the bug zoo of ") + REDUCTION_ZOO_CHAPTER + ": " + name + "'s solution, " +
+                         solution_text + " (zoo.txt's launch:), is the launcher of none of the chapter's kernels");
+}
+
+// Appends the bugs a GPU detector catches, after the chapter's own kernels.
+template <typename E>
+void append_to(Registry<E>& registry) {
+]=] "${zoo_kernels}" [=[}
+
+}  // namespace zoo_kernels
+#endif  // REDUCTION_ZOO_KERNELS
+]=])
 endif()
 if(NOT passes_classes STREQUAL "")
   string(APPEND list "\n#ifdef REDUCTION_ZOO_PASSES  // defined by the CPU test of the chapters with launches\n"

@@ -19,8 +19,18 @@
 #                     GPU test <chapter>.zoo.<bug>.<tool>, the zoo program under compute-sanitizer
 #                     (cmake/ZooSanitize.cmake)
 # Without a GPU the GPU tests are skipped, never passed.
+#
+# KERNEL_OPTION, for a chapter whose program has --kernel (06 to 09): in a build with
+# -DREDUCTION_ZOO_KERNELS=ON the program also takes, as zoo.<bug>, each bug that a GPU detector
+# catches (GenerateZoo.cmake: zoo_kernels::append_to), and the CPU test <chapter>.zoo_kernels.list
+# checks its --list (cmake/ExpectZooKernels.cmake). The chapters 03 to 05 have no --kernel.
+# WRONG_RUN "<args>" and RIGHT_RUN "<args>", besides: a zoo kernel that the program's own check must
+# fail with those arguments (exit status 1), and its solution, which must pass (0): GPU tests
+# <chapter>.zoo_kernels.wrong_run and .right_run, and .default_run, which must run none of the zoo's.
+# Given for one chapter, these tests run in every build: without REDUCTION_ZOO_KERNELS (and not in
+# exercise mode) on <chapter>_with_zoo, the chapter's program built as with it, one compile more.
 function(reduction_add_zoo header)
-  cmake_parse_arguments(ARG "GRID;PASSES" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "GRID;PASSES;KERNEL_OPTION" "WRONG_RUN;RIGHT_RUN" "" ${ARGN})
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
   if(NOT EXISTS ${spec})
@@ -90,6 +100,10 @@ function(reduction_add_zoo header)
     set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${cpu_target})  # built by cpu_tests (asan)
   endif()
 
+  if(ARG_KERNEL_OPTION)
+    _reduction_zoo_kernels(${chapter} ${label} "${gpu_tests}" "${ARG_WRONG_RUN}" "${ARG_RIGHT_RUN}")
+  endif()
+
   if(gpu_tests)
     set(gpu_target ${chapter}_zoo_gpu)
     add_executable(${gpu_target} ${PROJECT_SOURCE_DIR}/common/testing/zoo_gpu.cu)
@@ -118,6 +132,61 @@ function(reduction_add_zoo header)
       endif()
     endforeach()
   endif()
+endfunction()
+
+# The zoo's kernels in the chapter's program (reduction_add_zoo's KERNEL_OPTION): the program built
+# with REDUCTION_ZOO_KERNELS defined, the zoo on its include path, and its tests.
+function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
+  set(out_dir ${CMAKE_BINARY_DIR}/zoo/${chapter})
+  if(REDUCTION_ZOO_KERNELS)
+    set(program ${chapter})
+  elseif(NOT wrong_run STREQUAL "" AND NOT REDUCTION_EXERCISES)
+    # The program as a REDUCTION_ZOO_KERNELS build makes it (add_reduction_chapter's PROGRAM is
+    # main.cu in the chapter's folder; the zoo needs the solution's headers, never the exercises').
+    set(program ${chapter}_with_zoo)
+    add_executable(${program} main.cu)
+    target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/solution)
+    target_link_libraries(${program} PRIVATE reduction_gpu)
+    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${program})  # built by cpu_tests (asan)
+  else()
+    return()
+  endif()
+  target_compile_definitions(${program} PRIVATE REDUCTION_ZOO_KERNELS)
+  target_include_directories(${program} PRIVATE ${out_dir})
+  add_dependencies(${program} ${chapter}_zoo)
+
+  # The bugs the program must offer: those a GPU detector catches (the emulator's alone are left out).
+  set(bugs "")
+  foreach(entry IN LISTS gpu_tests)
+    string(REGEX REPLACE ":.*" "" bug "${entry}")
+    if(NOT bug IN_LIST bugs)
+      list(APPEND bugs ${bug})
+    endif()
+  endforeach()
+  string(REPLACE ";" "|" bugs "${bugs}")
+  set(script ${PROJECT_SOURCE_DIR}/cmake/ExpectZooKernels.cmake)
+  add_test(NAME ${chapter}.zoo_kernels.list
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -DMODE=list -P ${script})
+  set_tests_properties(${chapter}.zoo_kernels.list PROPERTIES LABELS "${label};cpu;zoo")
+  if(wrong_run STREQUAL "")
+    return()
+  endif()
+  add_test(NAME ${chapter}.zoo_kernels.default_run
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> -DMODE=default_run
+            "-DARGS=--n|100003|--reps|3|--warmup|1|--json" -P ${script})
+  set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo"
+                       SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
+  foreach(run wrong right)
+    if(run STREQUAL "wrong")
+      set(status 1)  # kWrongResult (common/program.hpp): the program's own check failed
+      string(REPLACE " " "|" args "${wrong_run}")
+    else()
+      set(status 0)
+      string(REPLACE " " "|" args "${right_run}")
+    endif()
+    reduction_add_program_test(${chapter}.zoo_kernels.${run}_run ${program} "${args}|--json" ${status} JSON
+                               LABELS "${label};gpu;zoo")
+  endforeach()
 endfunction()
 
 # reduction_add_zoo_generator_tests(): GenerateZoo.cmake on small bad specs (cmake/tests/zoo/*.txt,

@@ -26,6 +26,9 @@ struct VariantInfo {
   std::string name;  // the --kernel name
   std::string idea;  // one line: what it does differently
   bool deterministic = true;  // same float result on every run
+  // A wrong kernel of the bug zoo (Variant::zoo_of, common/variants.cuh): run only when --kernel
+  // names it, and listed after the chapter's own, marked as the zoo's.
+  bool zoo = false;
 };
 
 struct ChapterInfo {
@@ -38,10 +41,11 @@ struct ChapterInfo {
   int default_block = 256;
   // Returns why a block size is not allowed, or nothing if it is.
   std::function<std::optional<std::string>(int)> check_block;
-  // Filled from the chapter's registry. Their names are what --kernel takes (default: all, in
-  // this order). When there are some, `--list` prints them (with --json, as
-  // {"chapter", "max_n", "variants": [{"name", "idea", "deterministic"}]}) and exits 0, before
-  // anything touches a GPU: scripts ask the program instead of keeping a list of their own.
+  // Filled from the chapter's registry. Their names are what --kernel takes (default: all but the
+  // bug zoo's, in this order). When there are some, `--list` prints them (with --json, as
+  // {"chapter", "max_n", "variants": [{"name", "idea", "deterministic"}]}, a zoo kernel with
+  // "zoo": true, after the others) and exits 0, before anything touches a GPU: scripts ask the
+  // program instead of keeping a list of their own.
   std::vector<VariantInfo> variants;
   std::size_t default_n = 1 << 20;
   std::size_t min_n = 1;
@@ -73,6 +77,9 @@ std::optional<std::uint64_t> host_memory_bytes();
 
 // The names of the chapter's variants, in its order: what --kernel takes.
 std::vector<std::string> variant_names(const ChapterInfo& info);
+
+// The same without the bug zoo's: what runs when --kernel is not given.
+std::vector<std::string> default_variant_names(const ChapterInfo& info);
 
 // Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
 std::optional<std::size_t> parse_count(const std::string& text);

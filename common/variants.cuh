@@ -36,6 +36,10 @@ template <typename Launch> struct Variant {
   std::size_t (*depth)(std::size_t n, int block);
   bool deterministic;  // same float result on every run (false where atomics set the order)
   int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
+  // Only in a build for instructors (cmake -DREDUCTION_ZOO_KERNELS=ON), for a wrong kernel of the
+  // chapter's bug zoo (zoo.txt): the name of the chapter's kernel it is a copy of, with one edit.
+  // Such a kernel runs only when --kernel names it. In every other entry, null.
+  const char* zoo_of = nullptr;
 };
 
 // The variants of `all` named in `names`, in the registry's order.

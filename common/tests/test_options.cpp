@@ -266,6 +266,54 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
                      "\n");
 }
 
+TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marked", "[options]") {
+  // A build with REDUCTION_ZOO_KERNELS adds the zoo's wrong kernels to the chapter's registry
+  // (common/variants.cuh: zoo_of); a default run and the benchmark must not take them for the chapter's.
+  auto i = info();
+  i.variants = {{"a", "idea a", true}, {"zoo.bug", "wrong on purpose", true, true}, {"b", "idea b", false}};
+  CHECK(variant_names(i) == std::vector<std::string>{"a", "zoo.bug", "b"});
+  CHECK(default_variant_names(i) == std::vector<std::string>{"a", "b"});
+  {
+    Options o;
+    CommandLine cli(i, o);
+    CHECK_FALSE(parse(cli, {}));
+    CHECK(o.kernels == std::vector<std::string>{"a", "b"});  // default: all but the zoo's
+  }
+  {
+    Options o;
+    CommandLine cli(i, o);
+    CHECK_FALSE(parse(cli, {"--kernel", "b,zoo.bug"}));
+    CHECK(o.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
+  }
+  std::ostringstream out;
+  auto* previous = std::cout.rdbuf(out.rdbuf());
+  std::optional<int> text_status, json_status;
+  std::string text;
+  {
+    Options o;
+    CommandLine cli(i, o);
+    text_status = parse(cli, {"--list"});
+    text = out.str();
+    out.str("");
+  }
+  {
+    Options o;
+    CommandLine cli(i, o);
+    json_status = parse(cli, {"--list", "--json"});
+  }
+  std::cout.rdbuf(previous);
+  CHECK(text_status == 0);
+  CHECK(text ==
+        "a        idea a\nb        idea b\n\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when "
+        "--kernel names them\nzoo.bug  wrong on purpose\n");
+  CHECK(json_status == 0);
+  CHECK(out.str() ==
+        R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
+        R"({"name":"b","idea":"idea b","deterministic":false},)"
+        R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
+        "\n");
+}
+
 TEST_CASE("output that could not be written is said in one line on stderr", "[options]") {
   // A closed pipe, a full disk or a closed stdout used to go unnoticed (status 0, or 77): the
   // programs ask output_written() last, and exit 5 when it says no. Here the stream is failed by
