@@ -17,10 +17,11 @@
 //     atomic), `large` (one wave, two waves, one block per chunk, 07 and cub, in rounds),
 //     `dynamic` (chunks taken from a counter), `traits` (07's kernel one trait at a time), and
 //     `profile` (four kernels launched once each, for ncu); 9. `schedule` (07's tile as one block
-//     per tile and as one wave, for ncu).
+//     per tile and as one wave, for ncu); 10. `steal` (warps that take chunks from a counter);
+//     11. `slots` (many blocks, a slot each, a second launch, with Hopper's dependent launch).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots] (atomics, loads, inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
@@ -881,14 +882,245 @@ void schedule() {
                 kernels[k].first.c_str(), v[kRounds / 2], ratio.front(), ratio[kRounds / 2], ratio.back());
   }
 }
+
+// 10. Balanced without 07's atomics (issue 24; `schedule` showed one wave's multiprocessors
+//     finishing their equal shares at different times): one wave of blocks whose warps take chunks
+//     of the input from a counter, each warp on its own, with no barrier between chunks (the next
+//     chunk asked for while the current one loads). Each chunk's sum goes to its own slot and the
+//     last block adds the slots in order, so the bits do not depend on which warp took which chunk.
+//     A chunk is a whole number of rounds of K 16-byte loads by the 32 lanes, sized so that the
+//     wave's warps have about `per_warp` chunks each.
+template <typename Op, typename T, int K>
+__global__ void steal_kernel(const T* input, std::size_t n, std::size_t chunk, unsigned chunks, T* slots, T* result,
+                             unsigned* next_chunk, unsigned* blocks_done) {
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count;
+  const Op op{};
+  const std::size_t vectors = n / kCount;  // cudaMalloc'd input, n a multiple of kCount here
+  const auto* vector = reinterpret_cast<const Vector*>(input);
+  const unsigned lane = threadIdx.x % 32;
+  unsigned c = 0;
+  if (lane == 0) c = atomicAdd(next_chunk, 1u);
+  c = __shfl_sync(0xffffffffu, c, 0);
+  while (c < chunks) {
+    unsigned next = 0;
+    if (lane == 0) next = atomicAdd(next_chunk, 1u);  // used after this chunk: its latency hidden
+    T sum = Op::template identity<T>();
+    const std::size_t begin = std::size_t(c) * chunk;
+    const std::size_t end = begin + chunk < vectors ? begin + chunk : vectors;
+    for (std::size_t i = begin + lane; i < end; i += K * 32) {
+      if (i + (K - 1) * 32 < end) {
+        Vector v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] = vector[i + k * 32];
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+          for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+      } else {
+        for (int k = 0; k < K; ++k)
+          if (i + k * 32 < end)
+            for (int j = 0; j < kCount; ++j) sum = op(sum, vector[i + k * 32].lane[j]);
+      }
+    }
+    sum = ch09::warp_reduce<Op>(sum);
+    if (lane == 0) slots[c] = sum;
+    c = __shfl_sync(0xffffffffu, next, 0);
+  }
+  __threadfence();  // this warp's slots are visible before its block counts as done
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    last = atomicInc(blocks_done, gridDim.x - 1) == gridDim.x - 1;
+    __threadfence();
+    if (last) *next_chunk = 0;  // every warp has asked for its last chunk
+  }
+  __syncthreads();
+  if (!last) return;
+  const T all = ch09::block_reduce<Op>(ch09::fold_block_results<Op>(slots, chunks));
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int K>
+void steal_launch(const T* input, std::size_t n, T* result, int block, int per_warp, DeviceScratch& scratch,
+                  unsigned* counters, cudaStream_t s) {
+  const auto kernel = steal_kernel<Sum, T, K>;
+  const int grid = ch08::resident_blocks(kernel, block, 0);
+  const std::size_t vectors = n / ch09::Lanes<T, true>::count;
+  const std::size_t warps = std::size_t(grid) * block / 32, round = 32 * K;
+  const std::size_t wanted = (vectors + warps * per_warp - 1) / (warps * per_warp);
+  const std::size_t chunk = std::max<std::size_t>(round, (wanted + round - 1) / round * round);
+  const unsigned chunks = unsigned((vectors + chunk - 1) / chunk);
+  T* slots = scratch.get_as<T>(chunks);
+  kernel<<<grid, block, 0, s>>>(input, n, chunk, chunks, slots, result, counters, counters + 1);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void steal(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<unsigned> counters(2);
+  CUDA_CHECK(cudaMemset(counters.data(), 0, 2 * sizeof(unsigned)));
+  using Launch = std::function<void(cudaStream_t)>;
+  const T* in = input.data();
+  T* out = result.data();
+  unsigned* cnt = counters.data();
+  std::vector<std::pair<std::string, Launch>> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }}};
+  auto add = [&](auto k, int block, int per_warp) {
+    constexpr int K = decltype(k)::value;
+    kernels.push_back({"steal x" + std::to_string(K) + " b" + std::to_string(block) + " " + std::to_string(per_warp) +
+                           "/warp",
+                       [=, &scratch](cudaStream_t s) { steal_launch<T, K>(in, n, out, block, per_warp, scratch, cnt, s); }});
+  };
+  using std::integral_constant;
+  add(integral_constant<int, 4>{}, 1024, 2);
+  add(integral_constant<int, 4>{}, 1024, 4);
+  add(integral_constant<int, 4>{}, 1024, 8);
+  add(integral_constant<int, 4>{}, 256, 4);
+  add(integral_constant<int, 2>{}, 1024, 4);
+  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
+  std::vector<std::vector<double>> us(kernels.size());
+  std::vector<T> first(kernels.size());
+  std::vector<bool> same(kernels.size(), true);
+  for (int round = 0; round < rounds_of_all; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("steal    %-6s n=2^%-2zu %-26s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
+      if (round == 0) first[k] = value;
+      else if (std::memcmp(&value, &first[k], sizeof(T)) != 0) same[k] = false;
+    }
+  // Over fastest, round by round (below 1: faster than fastest).
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (int r = 0; r < rounds_of_all; ++r) ratio.push_back(us[k][r] / us[0][r]);
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("steal    %-6s n=2^%-2zu %-26s median %9.2f us  over fastest by round: min %.3f median %.3f max %.3f%s\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2], ratio.front(),
+                ratio[ratio.size() / 2], ratio.back(), same[k] ? "" : "  (bits differ between rounds)");
+  }
+}
+
+// 11. Many blocks and the same bits, without a fence a block (issue 24): one block per tile of K
+//     16-byte loads by each of its threads, each block storing its total in its own slot (no fence,
+//     no atomic), then a second launch of one block that adds the slots in order. With Hopper's
+//     programmatic dependent launch (`pdl`) the second launch is set up while the first runs: every
+//     block of the first lets it start (cudaTriggerProgrammaticLaunchCompletion), and the second
+//     waits in cudaGridDependencySynchronize until the first has finished and its stores are visible.
+template <typename Op, typename T, int K>
+__global__ void slot_tile_kernel(const T* input, std::size_t n, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();  // no effect without the launch attribute
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count;
+  const std::size_t vectors = n / kCount;  // cudaMalloc'd input, n a multiple of kCount here
+  const auto* vector = reinterpret_cast<const Vector*>(input);
+  const std::size_t base = std::size_t(blockIdx.x) * K * blockDim.x + threadIdx.x;
+  const T sum = add_round<Op, T, K>(vector, base, vectors, Op::template identity<T>());
+  const T total = ch09::block_reduce<Op>(sum);
+  if (threadIdx.x == 0) slots[blockIdx.x] = total;
+}
+
+template <typename Op, typename T>
+__global__ void fold_slots_kernel(const T* slots, unsigned count, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // the first launch has finished, its slots visible
+#endif
+  const T all = ch09::block_reduce<Op>(ch09::fold_block_results<Op>(slots, count));
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int K>
+void slot_launch(const T* input, std::size_t n, T* result, int block, bool pdl, DeviceScratch& scratch, cudaStream_t s) {
+  const std::size_t tile = std::size_t(K) * block * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  slot_tile_kernel<Sum, T, K><<<blocks, block, 0, s>>>(input, n, slots);
+  CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(1024);
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = pdl ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_slots_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+}
+
+template <typename T>
+void slots(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<unsigned> counter(1);
+  CUDA_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned)));
+  using Launch = std::function<void(cudaStream_t)>;
+  const T* in = input.data();
+  T* out = result.data();
+  unsigned* cnt = counter.data();
+  std::vector<std::pair<std::string, Launch>> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"slots 64K, two launches", [&](cudaStream_t s) { slot_launch<T, 4>(in, n, out, 1024, false, scratch, s); }},
+      {"slots 64K, pdl", [&](cudaStream_t s) { slot_launch<T, 4>(in, n, out, 1024, true, scratch, s); }},
+      {"slots 32K, pdl", [&](cudaStream_t s) { slot_launch<T, 2>(in, n, out, 1024, true, scratch, s); }},
+      {"slots 16K b256, pdl", [&](cudaStream_t s) { slot_launch<T, 4>(in, n, out, 256, true, scratch, s); }},
+      {"slots 128K, pdl", [&](cudaStream_t s) { slot_launch<T, 8>(in, n, out, 1024, true, scratch, s); }},
+      {"one pass 64K, fence", [&](cudaStream_t s) {
+         const std::size_t tile = std::size_t(4) * 1024 * ch09::Lanes<T, true>::count;
+         const unsigned blocks = unsigned((n + tile - 1) / tile);
+         tiled_kernel<Sum, T, 4, 0><<<blocks, 1024, 0, s>>>(in, n, 1, scratch.get_as<T>(blocks), out, cnt);
+         CUDA_CHECK_LAUNCH();
+       }},
+      {"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }},
+      {"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }},
+  };
+  std::vector<std::vector<double>> us(kernels.size());
+  std::vector<T> first(kernels.size());
+  std::vector<bool> same(kernels.size(), true);
+  for (int round = 0; round < rounds_of_all; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("slots    %-6s n=2^%-2zu %-26s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
+      if (round == 0) first[k] = value;
+      else if (std::memcmp(&value, &first[k], sizeof(T)) != 0) same[k] = false;
+    }
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (int r = 0; r < rounds_of_all; ++r) ratio.push_back(us[k][r] / us[0][r]);
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("slots    %-6s n=2^%-2zu %-26s median %9.2f us  over fastest by round: min %.3f median %.3f max %.3f%s\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2], ratio.front(),
+                ratio[ratio.size() / 2], ratio.back(), same[k] ? "" : "  (bits differ between rounds)");
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -927,6 +1159,18 @@ int main(int argc, char** argv) {
     }
   if (only == "profile") profile();
   if (only == "schedule") schedule();
+  if (only == "slots")
+    for (std::size_t log_n : {22, 24, 26, 28, 30}) {
+      slots<float>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28) slots<int>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28) slots<double>(std::size_t(1) << log_n, 5);
+    }
+  if (only == "steal")
+    for (std::size_t log_n : {23, 24, 26, 28, 30}) {
+      steal<int>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28 || log_n == 30) steal<float>(std::size_t(1) << log_n, 5);
+      if (log_n == 24 || log_n == 28) steal<double>(std::size_t(1) << log_n, 5);
+    }
   if (only == "traits")
     for (std::size_t log_n : {24, 26, 28, 30}) traits(std::size_t(1) << log_n);
   if (only == "dynamic")
