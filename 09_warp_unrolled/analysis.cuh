@@ -61,15 +61,23 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
 
 // fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
 // how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
+// The tile path's grid follows from n alone.
 template <typename T> std::string describe_plan(std::size_t n) {
   using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n))
     return "one block of " + std::to_string(threads) + " threads, each loading up to " +
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
+  if (n * sizeof(T) >= C::kTilesFromBytes) {
+    const int rounds = n * sizeof(T) >= C::kTwoRoundTilesFromBytes ? 2 : 1;
+    const std::size_t tile = std::size_t(rounds) * C::kBlock * C::kLoadsInFlight * Lanes<T, true>::count;
+    return "the tile path: " + std::to_string((n + tile - 1) / tile) + " blocks of " + std::to_string(C::kBlock) +
+           " threads, one per tile of " + std::to_string(tile * sizeof(T) >> 10) + " KiB (" + std::to_string(rounds) +
+           (rounds == 1 ? " round" : " rounds") + " of loads),\n           each storing its result; a second launch of one "
+           "block adds them in order\n           (on Hopper and later, set up while the first runs)";
+  }
   return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
-         std::to_string(C::kBlock) + " threads, one wave (two from " + std::to_string(C::kTwoWavesFromBytes >> 30) +
-         " GiB);\n           the last block to finish adds the blocks' results";
+         std::to_string(C::kBlock) + " threads, one wave;\n           the last block to finish adds the blocks' results";
 }
 
 // "528 blocks of 1024", or "1 block of 64": a plan's launch.
@@ -79,7 +87,9 @@ inline std::string launch_of(const FastestPlan& plan) {
 
 // A plan in the report's JSON (fastest_plan, and the --sizes rows).
 inline reduction::Json plan_json(const FastestPlan& plan) {
-  return {{"path", plan.single_block ? "single_block" : "grid"}, {"block", plan.block}, {"grid", plan.grid}};
+  return {{"path", plan.single_block ? "single_block" : plan.tiles ? "tiles" : "grid"},
+          {"block", plan.block},
+          {"grid", plan.grid}};
 }
 
 // --sizes: the sizes up to which each block of the single-block path takes the whole input.

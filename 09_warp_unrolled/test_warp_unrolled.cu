@@ -216,7 +216,7 @@ void check_fastest_at(const std::vector<T>& whole, const DeviceBuffer<T>& input,
   const auto ref = reference_reduce<Op>(whole.data() + offset, n);
   const auto plan = ch09::fastest_plan<Op, T>(n);
   INFO("op " << Op::name << ", n " << n << ", input " << offset << " elements past an aligned address, "
-             << (plan.single_block ? "single block of " : "grid path, blocks of ") << plan.block);
+             << (plan.single_block ? "single block of " : plan.tiles ? "tile path, blocks of " : "grid path, blocks of ") << plan.block);
   const auto launch = [&](T* result) { ch09::launch_fastest<Op, T>(input.data() + offset, n, result, 0, scratch, 0); };
   const T first = run_once<T>(launch);
   CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Op, T>(n, 0)));
@@ -257,24 +257,55 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
     }
 }
 
-// The step from one wave of 1024-thread blocks to two (FastestChoice::kTwoWavesFromBytes): the
-// plan on either side, and the sums there, at two alignments, and the same bits on a second run.
-// With the [huge] cases: 2 GiB of input, and a few seconds on the host to make and add it up.
-TEMPLATE_TEST_CASE("fastest where its grid turns to two waves (2 GiB)", "[chapter09][huge]", std::int32_t, double) {
+// The step from one wave of 1024-thread blocks to the tile path (FastestChoice::kTilesFromBytes,
+// 16 MiB): the plan on either side, and the results there, at two alignments, the same bits on a
+// second run (check_fastest_at).
+TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter09]", std::int32_t, float, double) {
   using T = TestType;
   using C = ch09::FastestChoice;
   constexpr std::size_t kCount = 16 / sizeof(T);
-  const std::size_t first_two = C::kTwoWavesFromBytes / sizeof(T);
+  const std::size_t first_tiles = C::kTilesFromBytes / sizeof(T);
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * kCount;
   const int resident = ch08::resident_blocks(
       ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>, C::kBlock, 0);
-  const auto below = ch09::fastest_plan<Sum, T>(first_two - 1), at = ch09::fastest_plan<Sum, T>(first_two);
+  const auto below = ch09::fastest_plan<Sum, T>(first_tiles - 1), at = ch09::fastest_plan<Sum, T>(first_tiles);
+  CHECK(!below.tiles);
   CHECK(below.block == C::kBlock);
-  CHECK(below.grid == resident);
+  CHECK(below.grid == std::min<std::size_t>(resident, (first_tiles - 1 + round - 1) / round));
+  CHECK(at.tiles);
   CHECK(at.block == C::kBlock);
-  CHECK(at.grid == 2 * resident);
+  CHECK(std::size_t(at.grid) == (first_tiles + round - 1) / round);
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  const std::size_t odd = first_two + 12345;  // not a whole vector, nor a whole round
+  const std::size_t odd = first_tiles + 12345;  // not a whole vector, nor a whole tile
+  const auto whole = fresh_input<T>(odd + kCount, seed);
+  const DeviceBuffer<T> input(whole);
+  DeviceScratch scratch;
+  for (const std::size_t n : {first_tiles - 1, first_tiles, odd})
+    for (const std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+      check_fastest_at<Sum>(whole, input, offset, n, scratch);
+      check_fastest_at<Max>(whole, input, offset, n, scratch);
+      check_fastest_at<Min>(whole, input, offset, n, scratch);
+    }
+}
+
+// The step from tiles of one round of loads to tiles of two (FastestChoice::kTwoRoundTilesFromBytes):
+// the plan on either side, and the sums there, at two alignments, and the same bits on a second run.
+// With the [huge] cases: 2 GiB of input, and a few seconds on the host to make and add it up.
+TEMPLATE_TEST_CASE("fastest where its tiles turn to two rounds (2 GiB)", "[chapter09][huge]", std::int32_t, double) {
+  using T = TestType;
+  using C = ch09::FastestChoice;
+  constexpr std::size_t kCount = 16 / sizeof(T);
+  const std::size_t first_two = C::kTwoRoundTilesFromBytes / sizeof(T);
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * kCount;
+  const auto below = ch09::fastest_plan<Sum, T>(first_two - 1), at = ch09::fastest_plan<Sum, T>(first_two);
+  CHECK(below.tiles);
+  CHECK(std::size_t(below.grid) == (first_two - 1 + round - 1) / round);
+  CHECK(at.tiles);
+  CHECK(std::size_t(at.grid) == (first_two + 2 * round - 1) / (2 * round));
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t odd = first_two + 12345;  // not a whole vector, nor a whole tile
   const auto whole = fresh_input<T>(odd + kCount, seed);
   const DeviceBuffer<T> input(whole);
   DeviceScratch scratch;

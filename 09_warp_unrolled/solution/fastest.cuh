@@ -19,6 +19,14 @@
 //    whole grid (the layout CUB uses).
 //  - waves (run time): the grid is this many times the resident blocks.
 //
+// Large n, the tile path (fold_kernel): one block per tile of one round of loads (fastest_kernel,
+// two passes, chunked: 1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
+// hardware hands the next tile to whichever multiprocessor is free, as in chapter 07; each block
+// only stores its result, and a second launch of one block (fold_kernel) adds them in the order of
+// the tiles: the same bits on every run, with no fence and no counter in the many blocks. On Hopper
+// the second launch is a programmatic dependent launch: set up while the first runs, it waits in
+// the kernel for the first to finish instead of being launched after it.
+//
 // Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
 #pragma once
 
@@ -145,6 +153,11 @@ __device__ T fold_block_results(const T* block_results, unsigned count) {
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, T* result, unsigned int* blocks_done) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // A launch set up to wait for this one (the tile path's fold_kernel) may start now; it waits in
+  // the kernel until this grid has finished. Without such a launch, this does nothing.
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   // EXERCISE: block_reduce<Op>(wide_partial<...>(input, n)). Two passes: thread 0 writes the block's
   // HINT: total to block_results[blockIdx.x]. One pass (kOnePass): thread 0 also makes the total
   // HINT: visible (__threadfence()), counts the block done with atomicInc(blocks_done, gridDim.x - 1)
@@ -170,6 +183,20 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
   // END EXERCISE
 }
 
+// The tile path's second launch, one block: the tiles' results added in the order of the tiles.
+template <typename Op, typename T>
+__global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched while the tiles' grid still runs (launch_fastest_tiles): wait here until it has
+  // finished and its stores are visible. Launched after it (before Hopper), this returns at once.
+  cudaGridDependencySynchronize();
+#endif
+  // EXERCISE: add the `count` results with fold_block_results, then block_reduce; thread 0 writes *result.
+  const T total = block_reduce<Op>(fold_block_results<Op>(block_results, count));
+  if (threadIdx.x == 0) *result = total;
+  // END EXERCISE
+}
+
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // The one-pass grid's block counter. It must read zero when a launch starts, and the launch's last
 // block leaves it at zero, so it needs no memset per call. Where it lives decides what may run at
@@ -192,6 +219,20 @@ inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t 
   CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));  // before this call's kernel
   counters.emplace(scratch_memory, counter);
   return counter;
+}
+
+// Whether the current device takes programmatic dependent launches (compute capability 9.0, Hopper,
+// and later), asked once per device.
+inline bool dependent_launch_supported() {
+  static std::mutex mutex;
+  static std::unordered_map<int, bool> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  int major = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return known[device] = major >= 9;
 }
 #endif  // REDUCTION_EMULATOR
 
@@ -221,6 +262,31 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
     kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr, nullptr);
     CUDA_CHECK_LAUNCH();
   }
+}
+
+// The tile path: `grid` blocks of `block` threads, one tile each (fastest_kernel, two passes,
+// chunked: block b reads the b-th of `grid` equal stretches of the input), each storing its result;
+// then fold_kernel, one block, over those results. Where the device takes it, fold_kernel is a
+// programmatic dependent launch: the driver sets it up while the tiles run, and the kernel waits
+// for them (cudaGridDependencySynchronize), which saves the gap between two launches.
+template <typename Op, typename T, bool kWide, int kLoadsInFlight>
+void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
+                          cudaStream_t stream) {
+  T* block_results = scratch.get_as<T>(grid);
+  fastest_kernel<Op, T, kWide, kLoadsInFlight, false, true><<<grid, block, 0, stream>>>(input, n, block_results,
+                                                                                      nullptr, nullptr);
+  CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(unsigned(block));
+  config.stream = stream;
+  cudaLaunchAttribute dependent[1] = {};
+  dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = dependent;
+  config.numAttrs = dependent_launch_supported() ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_kernel<Op, T>, static_cast<const T*>(block_results), unsigned(grid),
+                                result));
 }
 
 // Any configuration of the knobs, the grid from `waves` (`experiments knobs` and the tests).

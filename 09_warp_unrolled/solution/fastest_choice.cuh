@@ -39,33 +39,40 @@ struct FastestChoice {
   // counter, and atomics on one address are served one after another.
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
-  // Large n: 1024-thread blocks striding over the whole input, one pass; one wave of them below
-  // kTwoWavesFromBytes, two from there (measured with `experiments large` on two H100s and an H200
-  // on 2026-11-25; README.md, "Many blocks or one wave", has the tables and the counters). The
-  // former choice, two waves at every large size, left multiprocessors idle at the end of the
-  // second wave (ncu at 2^28 ints on an H100: the least busy was active 73 % of the cycles of the
-  // busiest); one wave was 0.8 to 15 % faster from 2^23 to 2^28 ints on the H100, and 0 to 14 % on
-  // the H200. From 2 GiB the two shapes are within 0.5 % of each other, and two waves stayed ahead
-  // of cub where one wave did not (H200, 2^30 ints: one wave took 1.002 times cub's time). Many
-  // blocks, each its own chunk, which beat both on the H100 from 1 GiB, took up to 8 % longer than
-  // cub on the H200, so fastest does not take them.
+  // Large n, below kTilesFromBytes: 1024-thread blocks striding over the whole input, one wave of
+  // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), one block of kBlock threads
+  // per tile of one round of loads (64 KiB; two rounds, 128 KiB, from kTwoRoundTilesFromBytes),
+  // each storing its result, and one block over those in a second, dependent launch. Measured with
+  // `experiments slots` (benchmark/experiments.cu) on two H100s and an H200 on 2026-11-26, against
+  // the one wave, chapter 07 and cub in rounds (README.md, "Many blocks or one wave", has the
+  // tables and the counters): one wave leaves multiprocessors idle at its end (ncu, 2^28 ints: the
+  // least busy active 73 % of the cycles of the busiest, on both GPUs), the many tiles keep them
+  // busy to the end (99 %), as 07's grid does. 64 KiB tiles were 2.7 to 6.3 % faster than one wave
+  // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200; 128 KiB tiles 0.5 % faster again at
+  // 2^30 on both, slower at 2^24 and 2^26. Below 16 MiB one wave and the tiles are level within
+  // the rounds' spread. (Before: one wave below 2 GiB and two from there; earlier, two waves at
+  // every size.)
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
-  static constexpr std::size_t kTwoWavesFromBytes = std::size_t(2) << 30;
+  static constexpr std::size_t kTilesFromBytes = std::size_t(16) << 20;
+  static constexpr std::size_t kTwoRoundTilesFromBytes = std::size_t(2) << 30;
 };
 
-// Where fastest runs n: one block (the single-block path), or the grid path with this block and grid.
+// Where fastest runs n: one block (the single-block path), the grid path, or the tile path, with
+// this block and grid.
 struct FastestPlan {
   bool single_block = false;
   int block = 0;
   int grid = 0;
+  bool tiles = false;
 };
 
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
 // takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
-// round a thread, at least one block per multiprocessor and at most one wave (two from
-// kTwoWavesFromBytes).
+// round a thread, at least one block per multiprocessor and at most one wave; from
+// kTilesFromBytes, the tile path: kBlock threads, one block per tile of one round of loads (two
+// from kTwoRoundTilesFromBytes).
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
@@ -76,10 +83,12 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
-  const std::size_t wanted = std::max((n + round - 1) / round, sms);
-  const std::size_t waves = n * sizeof(T) >= C::kTwoWavesFromBytes ? 2 : 1;
-  const std::size_t most = waves * ch08::resident_blocks(kernel, C::kBlock, 0);
-  return {false, C::kBlock, int(std::min(wanted, most))};
+  if (n * sizeof(T) >= C::kTilesFromBytes) {
+    const std::size_t tile = n * sizeof(T) >= C::kTwoRoundTilesFromBytes ? 2 * round : round;
+    return {false, C::kBlock, int((n + tile - 1) / tile), true};
+  }
+  const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
+  return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
 
 }  // namespace ch09

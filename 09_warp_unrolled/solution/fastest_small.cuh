@@ -229,8 +229,11 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
     return;
   }
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
-  launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
-                                                                                    plan.grid, scratch, stream);
+  if (plan.tiles)
+    launch_fastest_tiles<Op, T, C::kWide, C::kLoadsInFlight>(input, n, result, plan.block, plan.grid, scratch, stream);
+  else
+    launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
+                                                                                      plan.grid, scratch, stream);
 }
 #endif  // REDUCTION_EMULATOR
 
