@@ -55,10 +55,36 @@ struct Delayed {
   friend __host__ __device__ Delayed operator+(Delayed a, Delayed b) { return Delayed(Sum{}(a.value, b.value)); }
 };
 
+// Fills the shared memory of a block that has every byte a multiprocessor gives one block with
+// bytes 0xFF (-1 as an int). The stores go through a volatile pointer: the kernel never reads them,
+// and the compiler would drop them otherwise.
+__global__ void fill_shared_kernel(unsigned words) {
+  extern __shared__ std::uint32_t shared_words[];
+  volatile std::uint32_t* words_to_fill = shared_words;
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x) words_to_fill[i] = 0xFFFFFFFFu;
+}
+
+// Leaves -1 in every word of every multiprocessor's shared memory, one block of fill_shared_kernel
+// on each. A late store leaves in shared memory what an earlier launch left there, and that may be
+// the very value the store would have written: the same input, run on the same multiprocessor
+// (the solution's run on each input comes before the bugs'), or by chance an equal sum. Then the
+// missing barrier gives the right result: on an H100, chapter 05's barrier_after_add did in 1 of
+// 100 runs. With -1 there instead, every stale read is below the partial sum it stands for (the
+// tests' elements are all positive), so the result is too small in every run.
+inline void poison_shared_memory() {
+  int device = 0, bytes = 0, multiprocessors = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaFuncSetAttribute(fill_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  fill_shared_kernel<<<multiprocessors, 1024, bytes>>>(unsigned(bytes / sizeof(std::uint32_t)));
+  CUDA_CHECK(cudaGetLastError());
+}
+
 // Runs a single-block kernel of Delayed<V> on each of `inputs` in one block of `threads`, with the
-// stores of `late` warps held back, and counts the runs whose result is not `expected[run]`. Each run
-// needs an input of its own: a late store leaves in shared memory what the previous launch left
-// there, and with the same input that is often the very value the store would have written.
+// stores of `late` warps held back, and counts the runs whose result is not `expected[run]`, with
+// shared memory poisoned before each run (poison_shared_memory). Each run has an input of its own
+// too, so that what a late store leaves in global memory is not the previous run's value.
 template <typename V, typename Kernel>
 int wrong_runs(Kernel kernel, const std::vector<std::vector<V>>& inputs, const std::vector<V>& expected,
                unsigned threads, std::uint32_t late) {
@@ -69,6 +95,7 @@ int wrong_runs(Kernel kernel, const std::vector<std::vector<V>>& inputs, const s
     for (V v : inputs[run]) elements.push_back(Delayed<V>(v));
     DeviceBuffer<Delayed<V>> data(elements), result(1);
     result.poison();
+    poison_shared_memory();
     kernel<<<1, threads>>>(data.data(), elements.size(), result.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
