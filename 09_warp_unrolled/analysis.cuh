@@ -62,13 +62,14 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
 // fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
 // how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
 // The tile path's grid follows from n alone.
-template <typename T> std::string describe_plan(std::size_t n) {
+template <typename Op, typename T> std::string describe_plan(std::size_t n) {
   using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n))
     return "one block of " + std::to_string(threads) + " threads, each loading up to " +
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
-  if (n * sizeof(T) >= C::kTilesFromBytes) {
-    const int rounds = n * sizeof(T) >= C::kTwoRoundTilesFromBytes ? 2 : 1;
+  const std::size_t bytes = n * sizeof(T);
+  if (bytes >= C::kTwoRoundTilesFromBytes || (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>())) {
+    const int rounds = bytes >= C::kTwoRoundTilesFromBytes ? 2 : 1;
     const std::size_t tile = std::size_t(rounds) * C::kBlock * C::kLoadsInFlight * Lanes<T, true>::count;
     return "the tile path: " + std::to_string((n + tile - 1) / tile) + " blocks of " + std::to_string(C::kBlock) +
            " threads, one per tile of " + std::to_string(tile * sizeof(T) >> 10) + " KiB (" + std::to_string(rounds) +

@@ -82,7 +82,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   report.text() << "bytes      " << n << " x " << sizeof(T) << " = " << mebibytes(bytes)
                 << " to read once, the least any kernel must move\n";
   if (ch09::contains(names, "fastest")) {
-    report.text() << "fastest    " << ch09::describe_plan<T>(n) << "\n";
+    report.text() << "fastest    " << ch09::describe_plan<Op, T>(n) << "\n";
     if (device) {
       const ch09::FastestPlan plan = ch09::fastest_plan<Op, T>(n);
       if (!plan.single_block) report.text() << "           here: " << ch09::launch_of(plan) << " threads\n";

@@ -275,6 +275,9 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
   CHECK(at.tiles);
   CHECK(at.block == C::kBlock);
   CHECK(std::size_t(at.grid) == (first_tiles + round - 1) / round);
+  // Max and min of doubles keep one wave there (ch09::one_round_tiles).
+  CHECK(ch09::fastest_plan<Max, T>(first_tiles).tiles == (sizeof(T) < 8));
+  CHECK(ch09::fastest_plan<Min, T>(first_tiles).tiles == (sizeof(T) < 8));
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   const std::size_t odd = first_tiles + 12345;  // not a whole vector, nor a whole tile

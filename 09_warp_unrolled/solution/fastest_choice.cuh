@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "fastest.cuh"
@@ -51,7 +52,12 @@ struct FastestChoice {
   // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200; 128 KiB tiles 0.5 % faster again at
   // 2^30 on both, slower at 2^24 and 2^26. Below 16 MiB one wave and the tiles are level within
   // the rounds' spread. (Before: one wave below 2 GiB and two from there; earlier, two waves at
-  // every size.)
+  // every size.) Max and min of doubles take tiles of one round nowhere: on the H200 they ran 4 to 10 %
+  // behind cub from 2^23 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to 25 %
+  // ahead), and level with it (1.001 to 1.009) in tiles of two rounds; they keep one wave below
+  // kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu; the kernels differ
+  // only in the operator, whose tree at the end of every tile is a 64-bit compare and two selects
+  // a step where a sum has one addition.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
@@ -68,11 +74,18 @@ struct FastestPlan {
   bool tiles = false;
 };
 
+// Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
+// of 4-byte elements (FastestChoice, on max and min of doubles).
+template <typename Op, typename T>
+constexpr bool one_round_tiles() {
+  return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8;
+}
+
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
 // takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
 // round a thread, at least one block per multiprocessor and at most one wave; from
-// kTilesFromBytes, the tile path: kBlock threads, one block per tile of one round of loads (two
-// from kTwoRoundTilesFromBytes).
+// kTilesFromBytes, the tile path: kBlock threads, one block per tile of one round of loads (not for
+// max and min of doubles: one_round_tiles), of two rounds from kTwoRoundTilesFromBytes.
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
@@ -82,11 +95,9 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
-  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
-  if (n * sizeof(T) >= C::kTilesFromBytes) {
-    const std::size_t tile = n * sizeof(T) >= C::kTwoRoundTilesFromBytes ? 2 * round : round;
-    return {false, C::kBlock, int((n + tile - 1) / tile), true};
-  }
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count, bytes = n * sizeof(T);
+  if (bytes >= C::kTwoRoundTilesFromBytes) return {false, C::kBlock, int((n + 2 * round - 1) / (2 * round)), true};
+  if (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>()) return {false, C::kBlock, int((n + round - 1) / round), true};
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
