@@ -18,10 +18,11 @@
 //     `dynamic` (chunks taken from a counter), `traits` (07's kernel one trait at a time), and
 //     `profile` (four kernels launched once each, for ncu); 9. `schedule` (07's tile as one block
 //     per tile and as one wave, for ncu); 10. `steal` (warps that take chunks from a counter);
-//     11. `slots` (many blocks, a slot each, a second launch, with Hopper's dependent launch).
+//     11. `slots` (many blocks, a slot each, a second launch, with Hopper's dependent launch);
+//     12. `versus07` (fastest against every factor of 07, in rounds).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07] (atomics, loads, inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
@@ -1113,14 +1114,63 @@ void slots(std::size_t n, int rounds_of_all) {
                 ratio[ratio.size() / 2], ratio.back(), same[k] ? "" : "  (bits differ between rounds)");
   }
 }
+
+// 12. fastest against every factor of chapter 07 (issue 24's comparison), in rounds: each round
+//     times every kernel once (a median of 20 runs), and a row gives fastest's time over the best
+//     07 factor's in the same round, and fastest's own spread over the rounds (the noise).
+template <typename T>
+void versus07(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  using Launch = std::function<void(cudaStream_t)>;
+  const T* in = input.data();
+  T* out = result.data();
+  const std::vector<std::pair<std::string, Launch>> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"07 coarse2", [&](cudaStream_t s) { ch07::launch<2, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }},
+      {"07 coarse32", [&](cudaStream_t s) { ch07::launch<32, T>(in, n, out, 256, scratch, s); }},
+  };
+  std::vector<std::vector<double>> us(kernels.size());
+  for (int round = 0; round < rounds_of_all; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("versus07 %-6s n=2^%-2zu %-12s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
+    }
+  std::vector<double> ratio;  // fastest over the best 07 factor of the same round
+  for (int r = 0; r < rounds_of_all; ++r) {
+    double best = us[1][r];
+    for (std::size_t k = 2; k < kernels.size(); ++k) best = std::min(best, us[k][r]);
+    ratio.push_back(us[0][r] / best);
+  }
+  std::vector<double> f = us[0];
+  std::sort(ratio.begin(), ratio.end());
+  std::sort(f.begin(), f.end());
+  std::printf("versus07 %-6s n=2^%-2zu fastest %9.2f us (rounds %.2f to %.2f: spread %.1f %%); fastest / best 07 by round: min %.3f median %.3f max %.3f;",
+              type_name(data_type_of<T>()), ceil_log2(n), f[f.size() / 2], f.front(), f.back(),
+              100 * (f.back() - f.front()) / f.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back());
+  for (std::size_t k = 1; k < kernels.size(); ++k) {
+    std::vector<double> v = us[k];
+    std::sort(v.begin(), v.end());
+    std::printf(" %s %.2f", kernels[k].first.c_str() + 3, v[v.size() / 2]);
+  }
+  std::printf("\n");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1159,6 +1209,12 @@ int main(int argc, char** argv) {
     }
   if (only == "profile") profile();
   if (only == "schedule") schedule();
+  if (only == "versus07")
+    for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
+      versus07<int>(std::size_t(1) << log_n, 7);
+      versus07<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
   if (only == "slots")
     for (std::size_t log_n : {22, 24, 26, 28, 30}) {
       slots<float>(std::size_t(1) << log_n, 5);
