@@ -52,10 +52,10 @@ struct FastestChoice {
   // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200; 128 KiB tiles 0.5 % faster again at
   // 2^30 on both, slower at 2^24 and 2^26. Below 16 MiB one wave and the tiles are level within
   // the rounds' spread. (Before: one wave below 2 GiB and two from there; earlier, two waves at
-  // every size.) Max and min of doubles take tiles of one round nowhere: on the H200 they ran 4 to 10 %
-  // behind cub from 2^23 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to 25 %
-  // ahead), and level with it (1.001 to 1.009) in tiles of two rounds; they keep one wave below
-  // kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu; the kernels differ
+  // every size.) Max and min of doubles take tiles of one round nowhere: on an H200 they ran up to
+  // 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to
+  // 26 % ahead), and within 0.4 % of it either way in tiles of two rounds (2^28 to 2^30); they keep
+  // one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu; the kernels differ
   // only in the operator, whose tree at the end of every tile is a 64-bit compare and two selects
   // a step where a sum has one addition.
   static constexpr bool kOnePass = true;
