@@ -884,6 +884,49 @@ void schedule() {
   }
 }
 
+// The rounds of `steal`, `slots` and `versus07`: each round times every kernel once (a median of
+// kReps runs) and checks its result against the reference, and its bits against its first round's.
+using NamedLaunch = std::pair<std::string, std::function<void(cudaStream_t)>>;
+struct Rounds {
+  std::vector<std::vector<double>> us;  // us[kernel][round]
+  std::vector<bool> same_bits;          // the same result, bit for bit, in every round
+};
+
+template <typename T>
+Rounds time_rounds(const char* mode, const std::vector<NamedLaunch>& kernels, int rounds, const T* out,
+                   const Reference<T>& ref, std::size_t n) {
+  Rounds r{std::vector<std::vector<double>>(kernels.size()), std::vector<bool>(kernels.size(), true)};
+  std::vector<T> first(kernels.size());
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      r.us[k].push_back(median_us<T>(kernels[k].second));
+      T value{};
+      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
+      if (!matches(value, ref, tolerance(ref, n)))
+        std::printf("%-8s %-6s n=2^%-2zu %-26s WRONG\n", mode, type_name(data_type_of<T>()), ceil_log2(n),
+                    kernels[k].first.c_str());
+      if (round == 0) first[k] = value;
+      else if (std::memcmp(&value, &first[k], sizeof(T)) != 0) r.same_bits[k] = false;
+    }
+  return r;
+}
+
+// One line a kernel: its median time, and its time over the first kernel's (fastest) by round.
+template <typename T>
+void print_over_first(const char* mode, const std::vector<NamedLaunch>& kernels, const Rounds& r, std::size_t n) {
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;
+    for (std::size_t i = 0; i < r.us[k].size(); ++i) ratio.push_back(r.us[k][i] / r.us[0][i]);
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = r.us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("%-8s %-6s n=2^%-2zu %-26s median %9.2f us  over fastest by round: min %.3f median %.3f max %.3f%s\n",
+                mode, type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
+                ratio.front(), ratio[ratio.size() / 2], ratio.back(),
+                r.same_bits[k] ? "" : "  (bits differ between rounds)");
+  }
+}
+
 // 10. Balanced without 07's atomics (issue 24; `schedule` showed one wave's multiprocessors
 //     finishing their equal shares at different times): one wave of blocks whose warps take chunks
 //     of the input from a counter, each warp on its own, with no barrier between chunks (the next
@@ -965,11 +1008,10 @@ void steal(std::size_t n, int rounds_of_all) {
   DeviceScratch scratch;
   DeviceBuffer<unsigned> counters(2);
   CUDA_CHECK(cudaMemset(counters.data(), 0, 2 * sizeof(unsigned)));
-  using Launch = std::function<void(cudaStream_t)>;
   const T* in = input.data();
   T* out = result.data();
   unsigned* cnt = counters.data();
-  std::vector<std::pair<std::string, Launch>> kernels = {
+  std::vector<NamedLaunch> kernels = {
       {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }}};
   auto add = [&](auto k, int block, int per_warp) {
     constexpr int K = decltype(k)::value;
@@ -986,30 +1028,8 @@ void steal(std::size_t n, int rounds_of_all) {
   kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
   kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
   kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
-  std::vector<std::vector<double>> us(kernels.size());
-  std::vector<T> first(kernels.size());
-  std::vector<bool> same(kernels.size(), true);
-  for (int round = 0; round < rounds_of_all; ++round)
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      us[k].push_back(median_us<T>(kernels[k].second));
-      T value{};
-      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
-      if (!matches(value, ref, tolerance(ref, n)))
-        std::printf("steal    %-6s n=2^%-2zu %-26s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
-      if (round == 0) first[k] = value;
-      else if (std::memcmp(&value, &first[k], sizeof(T)) != 0) same[k] = false;
-    }
-  // Over fastest, round by round (below 1: faster than fastest).
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<double> ratio;
-    for (int r = 0; r < rounds_of_all; ++r) ratio.push_back(us[k][r] / us[0][r]);
-    std::sort(ratio.begin(), ratio.end());
-    std::vector<double> v = us[k];
-    std::sort(v.begin(), v.end());
-    std::printf("steal    %-6s n=2^%-2zu %-26s median %9.2f us  over fastest by round: min %.3f median %.3f max %.3f%s\n",
-                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2], ratio.front(),
-                ratio[ratio.size() / 2], ratio.back(), same[k] ? "" : "  (bits differ between rounds)");
-  }
+  const Rounds r = time_rounds("steal", kernels, rounds_of_all, out, ref, n);
+  print_over_first<T>("steal", kernels, r, n);
 }
 
 // 11. Many blocks and the same bits, without a fence a block (issue 24): one block per tile of K
@@ -1069,11 +1089,10 @@ void slots(std::size_t n, int rounds_of_all) {
   DeviceScratch scratch;
   DeviceBuffer<unsigned> counter(1);
   CUDA_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned)));
-  using Launch = std::function<void(cudaStream_t)>;
   const T* in = input.data();
   T* out = result.data();
   unsigned* cnt = counter.data();
-  std::vector<std::pair<std::string, Launch>> kernels = {
+  std::vector<NamedLaunch> kernels = {
       {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
       {"slots 64K, two launches", [&](cudaStream_t s) { slot_launch<T, 4>(in, n, out, 1024, false, scratch, s); }},
       {"slots 64K, pdl", [&](cudaStream_t s) { slot_launch<T, 4>(in, n, out, 1024, true, scratch, s); }},
@@ -1090,29 +1109,8 @@ void slots(std::size_t n, int rounds_of_all) {
       {"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }},
       {"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }},
   };
-  std::vector<std::vector<double>> us(kernels.size());
-  std::vector<T> first(kernels.size());
-  std::vector<bool> same(kernels.size(), true);
-  for (int round = 0; round < rounds_of_all; ++round)
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      us[k].push_back(median_us<T>(kernels[k].second));
-      T value{};
-      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
-      if (!matches(value, ref, tolerance(ref, n)))
-        std::printf("slots    %-6s n=2^%-2zu %-26s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
-      if (round == 0) first[k] = value;
-      else if (std::memcmp(&value, &first[k], sizeof(T)) != 0) same[k] = false;
-    }
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<double> ratio;
-    for (int r = 0; r < rounds_of_all; ++r) ratio.push_back(us[k][r] / us[0][r]);
-    std::sort(ratio.begin(), ratio.end());
-    std::vector<double> v = us[k];
-    std::sort(v.begin(), v.end());
-    std::printf("slots    %-6s n=2^%-2zu %-26s median %9.2f us  over fastest by round: min %.3f median %.3f max %.3f%s\n",
-                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2], ratio.front(),
-                ratio[ratio.size() / 2], ratio.back(), same[k] ? "" : "  (bits differ between rounds)");
-  }
+  const Rounds r = time_rounds("slots", kernels, rounds_of_all, out, ref, n);
+  print_over_first<T>("slots", kernels, r, n);
 }
 
 // 12. fastest against every factor of chapter 07 (issue 24's comparison), in rounds: each round
@@ -1124,10 +1122,9 @@ void versus07(std::size_t n, int rounds_of_all) {
   const auto ref = reference_sum(data.data(), n);
   DeviceBuffer<T> input(data), result(1);
   DeviceScratch scratch;
-  using Launch = std::function<void(cudaStream_t)>;
   const T* in = input.data();
   T* out = result.data();
-  const std::vector<std::pair<std::string, Launch>> kernels = {
+  const std::vector<NamedLaunch> kernels = {
       {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
       {"07 coarse2", [&](cudaStream_t s) { ch07::launch<2, T>(in, n, out, 256, scratch, s); }},
       {"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }},
@@ -1135,29 +1132,21 @@ void versus07(std::size_t n, int rounds_of_all) {
       {"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }},
       {"07 coarse32", [&](cudaStream_t s) { ch07::launch<32, T>(in, n, out, 256, scratch, s); }},
   };
-  std::vector<std::vector<double>> us(kernels.size());
-  for (int round = 0; round < rounds_of_all; ++round)
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      us[k].push_back(median_us<T>(kernels[k].second));
-      T value{};
-      CUDA_CHECK(cudaMemcpy(&value, out, sizeof(T), cudaMemcpyDeviceToHost));
-      if (!matches(value, ref, tolerance(ref, n)))
-        std::printf("versus07 %-6s n=2^%-2zu %-12s WRONG\n", type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str());
-    }
+  const Rounds r = time_rounds("versus07", kernels, rounds_of_all, out, ref, n);
   std::vector<double> ratio;  // fastest over the best 07 factor of the same round
-  for (int r = 0; r < rounds_of_all; ++r) {
-    double best = us[1][r];
-    for (std::size_t k = 2; k < kernels.size(); ++k) best = std::min(best, us[k][r]);
-    ratio.push_back(us[0][r] / best);
+  for (int i = 0; i < rounds_of_all; ++i) {
+    double best = r.us[1][i];
+    for (std::size_t k = 2; k < kernels.size(); ++k) best = std::min(best, r.us[k][i]);
+    ratio.push_back(r.us[0][i] / best);
   }
-  std::vector<double> f = us[0];
+  std::vector<double> f = r.us[0];
   std::sort(ratio.begin(), ratio.end());
   std::sort(f.begin(), f.end());
   std::printf("versus07 %-6s n=2^%-2zu fastest %9.2f us (rounds %.2f to %.2f: spread %.1f %%); fastest / best 07 by round: min %.3f median %.3f max %.3f;",
               type_name(data_type_of<T>()), ceil_log2(n), f[f.size() / 2], f.front(), f.back(),
               100 * (f.back() - f.front()) / f.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back());
   for (std::size_t k = 1; k < kernels.size(); ++k) {
-    std::vector<double> v = us[k];
+    std::vector<double> v = r.us[k];
     std::sort(v.begin(), v.end());
     std::printf(" %s %.2f", kernels[k].first.c_str() + 3, v[v.size() / 2]);
   }
