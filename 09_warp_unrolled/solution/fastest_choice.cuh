@@ -55,9 +55,9 @@ struct FastestChoice {
   // every size.) Max and min of doubles take tiles of one round nowhere: on an H200 they ran up to
   // 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to
   // 26 % ahead), and within 0.4 % of it either way in tiles of two rounds (2^28 to 2^30); they keep
-  // one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu; the kernels differ
-  // only in the operator, whose tree at the end of every tile is a 64-bit compare and two selects
-  // a step where a sum has one addition.
+  // one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu;
+  // the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
+  // compare and two selects a step where a sum has one addition.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
@@ -96,8 +96,10 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count, bytes = n * sizeof(T);
-  if (bytes >= C::kTwoRoundTilesFromBytes) return {false, C::kBlock, int((n + 2 * round - 1) / (2 * round)), true};
-  if (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>()) return {false, C::kBlock, int((n + round - 1) / round), true};
+  if (bytes >= C::kTwoRoundTilesFromBytes)
+    return {false, C::kBlock, int((n + 2 * round - 1) / (2 * round)), true};
+  if (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>())
+    return {false, C::kBlock, int((n + round - 1) / round), true};
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
