@@ -1152,14 +1152,148 @@ void versus07(std::size_t n, int rounds_of_all) {
   }
   std::printf("\n");
 }
+
+// 13. What is left between the tile path and chapter 07 (issue 24): the fold's cost (one block
+//     over the slots, timed alone on slots a tile launch filled), tiles of other sizes and blocks,
+//     a fold that reads the slots 16 bytes at a time, and for ints one atomicAdd a tile (exact in
+//     any order) instead of slot and fold; each against 07's best factors, in rounds.
+template <typename Op, typename T>
+__global__ void wide_fold_kernel(const T* slots, unsigned count, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Op op{};
+  const unsigned vectors = count / kCount;
+  const auto* v = reinterpret_cast<const int4*>(slots);  // scratch from cudaMalloc: 16-byte aligned
+  T sum = Op::template identity<T>();
+  for (unsigned b = threadIdx.x; b < vectors; b += kInFlight * blockDim.x) {
+    Vector r[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const unsigned at = b + k * blockDim.x;
+      const int4 raw = __ldcg(v + (at < vectors ? at : b));
+      std::memcpy(&r[k], &raw, sizeof(raw));
+    }
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const bool in_range = b + k * blockDim.x < vectors;
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum = op(sum, in_range ? r[k].lane[j] : Op::template identity<T>());
+    }
+  }
+  if (threadIdx.x < count - vectors * kCount) sum = op(sum, __ldcg(slots + vectors * kCount + threadIdx.x));
+  const T all = ch09::block_reduce<Op>(sum);
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int K>
+__global__ void atomic_tile_kernel(const T* input, std::size_t n, T* result) {
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  const std::size_t vectors = n / ch09::Lanes<T, true>::count;  // n a multiple of the lanes here
+  const std::size_t base = std::size_t(blockIdx.x) * K * blockDim.x + threadIdx.x;
+  const T sum = add_round<Sum, T, K>(reinterpret_cast<const Vector*>(input), base, vectors, T(0));
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) atomicAdd(result, total);
+}
+
+template <typename T, int K, bool kWideFold>
+void tail_launch(const T* input, std::size_t n, T* result, int block, bool fold, DeviceScratch& scratch, cudaStream_t s) {
+  const std::size_t tile = std::size_t(K) * block * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  slot_tile_kernel<Sum, T, K><<<blocks, block, 0, s>>>(input, n, slots);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(1024);
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  if constexpr (kWideFold)
+    CUDA_CHECK(cudaLaunchKernelEx(&config, wide_fold_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+  else
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fold_slots_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+}
+
+template <typename T, bool kWide>
+void fold_alone(const T* slots, unsigned count, T* result, cudaStream_t s) {
+  if constexpr (kWide) wide_fold_kernel<Sum, T><<<1, 1024, 0, s>>>(slots, count, result);
+  else fold_slots_kernel<Sum, T><<<1, 1024, 0, s>>>(slots, count, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void tail(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  const unsigned count = ch09::Lanes<T, true>::count;
+  const unsigned slots64 = unsigned((n + 4096 * count - 1) / (4096 * count));
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"tiles 64K b1024", [&](cudaStream_t s) { tail_launch<T, 4, false>(in, n, out, 1024, true, scratch, s); }},
+      // the same tiles with no fold: out keeps the previous kernel's result
+      {"tiles 64K, no fold", [&](cudaStream_t s) { tail_launch<T, 4, false>(in, n, out, 1024, false, scratch, s); }},
+      {"fold alone, 64K slots", [&](cudaStream_t s) { fold_alone<T, false>(scratch.get_as<T>(slots64), slots64, out, s); }},
+      {"wide fold alone, 64K", [&](cudaStream_t s) { fold_alone<T, true>(scratch.get_as<T>(slots64), slots64, out, s); }},
+      {"tiles 64K, wide fold", [&](cudaStream_t s) { tail_launch<T, 4, true>(in, n, out, 1024, true, scratch, s); }},
+      {"tiles 32K b512", [&](cudaStream_t s) { tail_launch<T, 4, false>(in, n, out, 512, true, scratch, s); }},
+      {"tiles 32K b512, wide", [&](cudaStream_t s) { tail_launch<T, 4, true>(in, n, out, 512, true, scratch, s); }},
+      {"tiles 16K b256, wide", [&](cudaStream_t s) { tail_launch<T, 4, true>(in, n, out, 256, true, scratch, s); }},
+      {"tiles 32K b256 x8, wide", [&](cudaStream_t s) { tail_launch<T, 8, true>(in, n, out, 256, true, scratch, s); }},
+      {"tiles 64K b512 x8, wide", [&](cudaStream_t s) { tail_launch<T, 8, true>(in, n, out, 512, true, scratch, s); }},
+  };
+  if constexpr (std::is_same_v<T, int>) {
+    kernels.push_back({"atomic tiles 64K", [&](cudaStream_t s) {
+                         CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T), s));
+                         atomic_tile_kernel<T, 4><<<unsigned(n / (4096 * count)), 1024, 0, s>>>(in, n, out);
+                         CUDA_CHECK_LAUNCH();
+                       }});
+    kernels.push_back({"atomic tiles 16K b256", [&](cudaStream_t s) {
+                         CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T), s));
+                         atomic_tile_kernel<T, 4><<<unsigned(n / (1024 * count)), 256, 0, s>>>(in, n, out);
+                         CUDA_CHECK_LAUNCH();
+                       }});
+  }
+  const std::size_t first07 = kernels.size();
+  kernels.push_back({"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
+  const Rounds r = time_rounds("tail", kernels, rounds_of_all, out, ref, n);
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;  // over the best 07 factor of the same round
+    for (int i = 0; i < rounds_of_all; ++i) {
+      double best = r.us[first07][i];
+      for (std::size_t j = first07 + 1; j < first07 + 3; ++j) best = std::min(best, r.us[j][i]);
+      ratio.push_back(r.us[k][i] / best);
+    }
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = r.us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("tail %-6s n=2^%-2zu %-24s median %9.2f us (spread %.1f %%) over best 07 by round: min %.3f median %.3f max %.3f%s\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
+                100 * (v.back() - v.front()) / v.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back(),
+                r.same_bits[k] ? "" : "  (bits differ)");
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1203,6 +1337,12 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "tail")
+    for (std::size_t log_n : {24, 26, 28, 30}) {
+      tail<int>(std::size_t(1) << log_n, 7);
+      tail<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 28) tail<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "slots")
     for (std::size_t log_n : {22, 24, 26, 28, 30}) {
