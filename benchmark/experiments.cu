@@ -1286,14 +1286,137 @@ void tail(std::size_t n, int rounds_of_all) {
                 r.same_bits[k] ? "" : "  (bits differ)");
   }
 }
+
+// 14. The tile path's fold, in the production kernels (issue 24, after `tail`): fastest_kernel's
+//     tiles of one or two rounds, then one block that adds the slots with one value a load
+//     (kFoldInFlight 0: fold_block_results, as fastest had it) or 16 bytes a load with
+//     kFoldInFlight loads in flight (wide_partial, as fold_kernel has it now); against 07 and cub.
+template <typename Op, typename T, int kFoldInFlight>
+__global__ void fold_variant_kernel(const T* slots, unsigned count, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  T sum;
+  if constexpr (kFoldInFlight == 0) sum = ch09::fold_block_results<Op>(slots, count);
+  else sum = ch09::wide_partial<Op, T, true, kFoldInFlight, false>(slots, count);
+  const T all = ch09::block_reduce<Op>(sum);
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int kRounds, int kFoldInFlight>
+void folds_launch(const T* input, std::size_t n, T* result, bool fold, DeviceScratch& scratch, cudaStream_t s,
+                  int fold_block = 1024) {
+  const std::size_t tile = std::size_t(kRounds) * 1024 * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  ch09::fastest_kernel<Sum, T, true, 4, false, true><<<blocks, 1024, 0, s>>>(input, n, slots, nullptr, nullptr);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(unsigned(fold_block));
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_variant_kernel<Sum, T, kFoldInFlight>, static_cast<const T*>(slots),
+                                blocks, result));
+}
+
+// Ints only (exact in any order): one atomicAdd a tile into the result, which a first launch of
+// one thread sets to zero; the tiles are a programmatic dependent launch of it, each block waiting
+// (cudaGridDependencySynchronize) only before its atomic, by when the first launch is long done.
+template <typename T>
+__global__ void zero_kernel(T* result) { *result = T(0); }
+
+template <typename T>
+__global__ void atomic_tiles_kernel(const T* input, std::size_t n, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const T total = ch09::block_reduce<Sum>(ch09::wide_partial<Sum, T, true, 4, true>(input, n));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  if (threadIdx.x == 0) atomicAdd(result, total);
+}
+
+template <typename T>
+void atomic_tiles_launch(const T* input, std::size_t n, T* result, bool pdl, cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  if (pdl) {
+    zero_kernel<T><<<1, 1, 0, s>>>(result);
+    CUDA_CHECK_LAUNCH();
+  } else {
+    CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), s));
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(1024);
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = pdl ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, atomic_tiles_kernel<T>, input, n, result));
+}
+
+template <typename T>
+void folds(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K, fold one a load", [&](cudaStream_t s) { folds_launch<T, 1, 0>(in, n, out, true, scratch, s); }},
+      {"64K, wide fold x4", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, true, scratch, s); }},
+      {"64K, wide fold x8", [&](cudaStream_t s) { folds_launch<T, 1, 8>(in, n, out, true, scratch, s); }},
+      {"64K, no fold", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, false, scratch, s); }},
+      {"128K, fold one a load", [&](cudaStream_t s) { folds_launch<T, 2, 0>(in, n, out, true, scratch, s); }},
+      {"128K, wide fold x4", [&](cudaStream_t s) { folds_launch<T, 2, 4>(in, n, out, true, scratch, s); }},
+      {"64K, wide x4, fold b256", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, true, scratch, s, 256); }},
+  };
+  if constexpr (std::is_same_v<T, int>) {
+    kernels.push_back({"64K atomic, memset", [&](cudaStream_t s) { atomic_tiles_launch<T>(in, n, out, false, s); }});
+    kernels.push_back({"64K atomic, pdl zero", [&](cudaStream_t s) { atomic_tiles_launch<T>(in, n, out, true, s); }});
+  }
+  const std::size_t first07 = kernels.size();
+  kernels.push_back({"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
+  const Rounds r = time_rounds("folds", kernels, rounds_of_all, out, ref, n);
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;  // over the best 07 factor of the same round
+    for (int i = 0; i < rounds_of_all; ++i) {
+      double best = r.us[first07][i];
+      for (std::size_t j = first07 + 1; j < first07 + 3; ++j) best = std::min(best, r.us[j][i]);
+      ratio.push_back(r.us[k][i] / best);
+    }
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = r.us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("folds %-6s n=2^%-2zu %-22s median %9.2f us (spread %.1f %%) over best 07 by round: min %.3f median %.3f max %.3f%s\n",
+                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
+                100 * (v.back() - v.front()) / v.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back(),
+                r.same_bits[k] ? "" : "  (bits differ)");
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1337,6 +1460,12 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "folds")
+    for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
+      folds<int>(std::size_t(1) << log_n, 7);
+      folds<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) folds<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "tail")
     for (std::size_t log_n : {24, 26, 28, 30}) {
