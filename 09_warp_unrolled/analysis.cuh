@@ -67,9 +67,7 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
   if (const int threads = single_block_threads<T>(n))
     return "one block of " + std::to_string(threads) + " threads, each loading up to " +
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
-  const std::size_t bytes = n * sizeof(T);
-  if (bytes >= C::kTwoRoundTilesFromBytes || (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>())) {
-    const int rounds = bytes >= C::kTwoRoundTilesFromBytes ? 2 : 1;
+  if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
     const std::size_t tile = std::size_t(rounds) * C::kBlock * C::kLoadsInFlight * Lanes<T, true>::count;
     return "the tile path: " + std::to_string((n + tile - 1) / tile) + " blocks of " + std::to_string(C::kBlock) +
            " threads, one per tile of " + std::to_string(tile * sizeof(T) >> 10) + " KiB (" + std::to_string(rounds) +

@@ -81,11 +81,19 @@ constexpr bool one_round_tiles() {
   return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8;
 }
 
+// The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: one
+// round from kTilesFromBytes (one_round_tiles), else two from kTwoRoundTilesFromBytes.
+template <typename Op, typename T>
+constexpr int tile_rounds(std::size_t n) {
+  const std::size_t bytes = n * sizeof(T);
+  if (one_round_tiles<Op, T>()) return bytes >= FastestChoice::kTilesFromBytes ? 1 : 0;
+  return bytes >= FastestChoice::kTwoRoundTilesFromBytes ? 2 : 0;
+}
+
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
 // takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
 // round a thread, at least one block per multiprocessor and at most one wave; from
-// kTilesFromBytes, the tile path: kBlock threads, one block per tile of one round of loads (not for
-// max and min of doubles: one_round_tiles), of two rounds from kTwoRoundTilesFromBytes.
+// kTilesFromBytes, the tile path: kBlock threads, one block per tile of tile_rounds() rounds of loads.
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n) {
   using C = FastestChoice;
@@ -95,11 +103,9 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
-  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count, bytes = n * sizeof(T);
-  if (bytes >= C::kTwoRoundTilesFromBytes)
-    return {false, C::kBlock, int((n + 2 * round - 1) / (2 * round)), true};
-  if (bytes >= C::kTilesFromBytes && one_round_tiles<Op, T>())
-    return {false, C::kBlock, int((n + round - 1) / round), true};
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
+  if (const std::size_t tile = tile_rounds<Op, T>(n) * round; tile != 0)
+    return {false, C::kBlock, int((n + tile - 1) / tile), true};
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
