@@ -59,8 +59,9 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
          << "\n";
 }
 
-// fastest's plan for n, in words. The grids depend on the GPU (its multiprocessors and how many
-// blocks fit on each), so here they are only the rule; with a GPU, fastest_plan() gives them.
+// fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
+// how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
+// The tile path's grid follows from n alone.
 template <typename Op, typename T> std::string describe_plan(std::size_t n) {
   using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n))
@@ -68,11 +69,10 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
            std::to_string(C::kLoadsInFlight) + " vectors of 16 bytes at once; one launch, no counter";
   if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
     const std::size_t tile = std::size_t(rounds) * C::kBlock * C::kLoadsInFlight * Lanes<T, true>::count;
-    return "the tile path: " + std::to_string((n + tile - 1) / tile) + " tiles of " + std::to_string(tile * sizeof(T) >> 10) +
-           " KiB (" + std::to_string(rounds) + (rounds == 1 ? " round" : " rounds") + " of loads), one block of " +
-           std::to_string(C::kBlock) + " threads each,\n           rounded up to whole waves of blocks; each stores its "
-           "result, and a second launch\n           of one block adds them in order (on Hopper and later, set up while "
-           "the first runs)";
+    return "the tile path: " + std::to_string((n + tile - 1) / tile) + " blocks of " + std::to_string(C::kBlock) +
+           " threads, one per tile of " + std::to_string(tile * sizeof(T) >> 10) + " KiB (" + std::to_string(rounds) +
+           (rounds == 1 ? " round" : " rounds") + " of loads),\n           each storing its result; a second launch of one "
+           "block adds them in order\n           (on Hopper and later, set up while the first runs)";
   }
   return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +

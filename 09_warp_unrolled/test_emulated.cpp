@@ -184,22 +184,18 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
 // Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
 // before the first 16-byte vector).
 // fastest's tile path as launch_fastest_tiles launches it: one block per tile of `rounds` rounds of
-// loads (fastest_kernel, two passes, chunked), rounded up to a multiple of `wave` blocks (so that
-// blocks read less than a tile, the last ones possibly nothing), each storing its result, then
-// fold_kernel, one block.
+// loads (fastest_kernel, two passes, chunked), each storing its result, then fold_kernel, one block.
 template <typename V>
-bool check_fastest_tiles(int block, int rounds, std::size_t misalignment, std::uint64_t seed, std::size_t wave = 1) {
+bool check_fastest_tiles(int block, int rounds, std::size_t misalignment, std::uint64_t seed) {
   using T = Checked<V>;
   using C = ch09::FastestChoice;
   const std::string name = "chapter 09's tile path (fastest_kernel, two passes, chunked, then fold_kernel; block " +
-                           std::to_string(block) + ", tiles of " + std::to_string(rounds) + " rounds, waves of " +
-                           std::to_string(wave) + " blocks)";
+                           std::to_string(block) + ", tiles of " + std::to_string(rounds) + " rounds)";
   const auto kernel = &ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, false, true>;
   const auto fold = &ch09::fold_kernel<Sum, T>;
   for (std::size_t n : kSizes) {
     const std::size_t tile = std::size_t(rounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
-    const std::size_t tiles = std::max<std::size_t>(1, (n + tile - 1) / tile);
-    const std::size_t grid = (tiles + wave - 1) / wave * wave;
+    const std::size_t grid = std::max<std::size_t>(1, (n + tile - 1) / tile);
     emu::PassesOptions options;
     options.partials = grid;
     options.depth = ch09::grid_path_depth<T, C::kWide>(n, block, int(grid));
@@ -236,8 +232,6 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
     for (int block : {32, 256})
       for (int rounds : {1, 2})
         if (!check_fastest_tiles<TestType>(block, rounds, misalignment, seed)) return;
-    // Rounded up to whole waves, as fastest_grid_plan does (a wave of 7 blocks here).
-    if (!check_fastest_tiles<TestType>(32, 1, misalignment, seed, 7)) return;
     // The other knobs `experiments knobs` times: two launches, chunks, one element a load.
     if (!check_fastest_grid<TestType, true, 4, false, false>(32, misalignment, seed) ||
         !check_fastest_grid<TestType, true, 2, true, true>(32, misalignment, seed) ||

@@ -274,12 +274,7 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
   CHECK(below.grid == std::min<std::size_t>(resident, (first_tiles - 1 + round - 1) / round));
   CHECK(at.tiles);
   CHECK(at.block == C::kBlock);
-  // One block per tile, rounded up to whole waves of the tile kernel's resident blocks.
-  const std::size_t wave = std::size_t(
-      ch08::resident_blocks(ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, false, true>, C::kBlock, 0));
-  const auto whole_waves = [wave](std::size_t tiles) { return (tiles + wave - 1) / wave * wave; };
-  CHECK(std::size_t(at.grid) == whole_waves((first_tiles + round - 1) / round));
-  CHECK(at.grid % wave == 0);
+  CHECK(std::size_t(at.grid) == (first_tiles + round - 1) / round);
   // Max and min of doubles keep one wave there (ch09::one_round_tiles).
   CHECK(ch09::fastest_plan<Max, T>(first_tiles).tiles == (sizeof(T) < 8));
   CHECK(ch09::fastest_plan<Min, T>(first_tiles).tiles == (sizeof(T) < 8));
@@ -309,19 +304,16 @@ TEMPLATE_TEST_CASE("fastest where max and min of doubles turn to tiles of two ro
   constexpr std::size_t kCount = 16 / sizeof(T);
   const std::size_t first_two = C::kTwoRoundTilesFromBytes / sizeof(T);
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * kCount;
-  const std::size_t wave = std::size_t(
-      ch08::resident_blocks(ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, false, true>, C::kBlock, 0));
-  const auto whole_waves = [wave](std::size_t tiles) { return (tiles + wave - 1) / wave * wave; };
   for (const std::size_t n : {first_two - 1, first_two}) {
     const auto sum = ch09::fastest_plan<Sum, T>(n);
     CHECK(sum.tiles);
-    CHECK(std::size_t(sum.grid) == whole_waves((n + round - 1) / round));
+    CHECK(std::size_t(sum.grid) == (n + round - 1) / round);
   }
   const auto below = ch09::fastest_plan<Max, T>(first_two - 1), at = ch09::fastest_plan<Min, T>(first_two);
   const std::size_t tile = (sizeof(T) < 8 ? 1 : 2) * round;
   CHECK(below.tiles == (sizeof(T) < 8));
   CHECK(at.tiles);
-  CHECK(std::size_t(at.grid) == whole_waves((first_two + tile - 1) / tile));
+  CHECK(std::size_t(at.grid) == (first_two + tile - 1) / tile);
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   const std::size_t odd = first_two + 12345;  // not a whole vector, nor a whole tile

@@ -104,17 +104,8 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
-  if (const std::size_t tile = tile_rounds<Op, T>(n) * round; tile != 0) {
-    // One block per tile, rounded up to whole waves of the blocks the GPU holds at once, so that
-    // no wave runs part-empty at the end (each block's stretch is then a little less than a tile).
-    // Without it, at 10^7 floats the 611 tiles were 2.3 waves on 264 places, and the sweeps of
-    // 2026-11-26 had fastest at 0.98 to 1.04 of cub's speed there, 1.18 to 1.24 at 2^23 (512
-    // tiles, 1.94 waves).
-    const auto tiles_kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, false, true>;
-    const std::size_t wave = std::size_t(ch08::resident_blocks(tiles_kernel, C::kBlock, 0));
-    const std::size_t tiles = (n + tile - 1) / tile;
-    return {false, C::kBlock, int((tiles + wave - 1) / wave * wave), true};
-  }
+  if (const std::size_t tile = tile_rounds<Op, T>(n) * round; tile != 0)
+    return {false, C::kBlock, int((n + tile - 1) / tile), true};
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
