@@ -19,10 +19,12 @@
 //     `profile` (four kernels launched once each, for ncu); 9. `schedule` (07's tile as one block
 //     per tile and as one wave, for ncu); 10. `steal` (warps that take chunks from a counter);
 //     11. `slots` (many blocks, a slot each, a second launch, with Hopper's dependent launch);
-//     12. `versus07` (fastest against every factor of 07, in rounds).
+//     12. `versus07` (fastest against every factor of 07, in rounds); 13. `tail` (the fold's
+//     cost, tile sizes, a fold 16 bytes a load, atomic tiles); 14. `folds` (the same in
+//     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds] (atomics, loads, inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>

@@ -22,8 +22,9 @@
 // Large n, the tile path (fold_kernel): one block per tile of one round of loads (fastest_kernel,
 // two passes, chunked: 1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
 // hardware hands the next tile to whichever multiprocessor is free, as in chapter 07; each block
-// only stores its result, and a second launch of one block (fold_kernel) adds them in the order of
-// the tiles: the same bits on every run, with no fence and no counter in the many blocks. On Hopper
+// only stores its result, and a second launch of one block (fold_kernel) adds them in a fixed
+// order, 16 bytes a load: the same bits on every run, with no fence and no counter in the many
+// blocks. (Max and min of doubles take tiles of two rounds, from 2 GiB: fastest_choice.cuh.) On Hopper
 // the second launch is a programmatic dependent launch: set up while the first runs, it waits in
 // the kernel for the first to finish instead of being launched after it.
 //
@@ -187,7 +188,7 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 // way the tiles read the input (wide_partial, this grid being one block): 16 bytes a load, four
 // loads in flight. There are thousands of results (16384 at 2^28 ints), where the one-pass grid's
 // last block has a few hundred; read one value a load (fold_block_results), they took four rounds
-// of trips to L2 instead of one, and the fold about 1.6 us more at 2^28 ints on an H100
+// of trips to L2 instead of one, and the fold about 1.5 us more at 2^28 ints on an H100
 // (`experiments tail`), half a per cent of the whole reduction.
 template <typename Op, typename T>
 __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {

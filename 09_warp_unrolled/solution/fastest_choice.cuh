@@ -42,18 +42,20 @@ struct FastestChoice {
   static constexpr int kMidBlocksPerMultiprocessor = 2;
   // Large n, below kTilesFromBytes: 1024-thread blocks striding over the whole input, one wave of
   // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), one block of kBlock threads
-  // per tile of one round of loads (64 KiB; two rounds, 128 KiB, from kTwoRoundTilesFromBytes),
-  // each storing its result, and one block over those in a second, dependent launch. Measured with
+  // per tile of one round of loads (64 KiB), each storing its result, and one block over those in
+  // a second, dependent launch, reading them 16 bytes at a time. Measured with
   // `experiments slots` (benchmark/experiments.cu) on two H100s and an H200 on 2026-11-26, against
   // the one wave, chapter 07 and cub in rounds (README.md, "Many blocks or one wave", has the
   // tables and the counters): one wave leaves multiprocessors idle at its end (ncu, 2^28 ints: the
   // least busy active 73 % of the cycles of the busiest, on both GPUs), the many tiles keep them
   // busy to the end (99 %), as 07's grid does. 64 KiB tiles were 2.7 to 6.3 % faster than one wave
-  // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200; 128 KiB tiles 0.5 % faster again at
-  // 2^30 on both, slower at 2^24 and 2^26. Below 16 MiB one wave and the tiles are level within
-  // the rounds' spread. (Before: one wave below 2 GiB and two from there; earlier, two waves at
-  // every size.) Max and min of doubles take tiles of one round nowhere: on an H200 they ran up to
-  // 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to
+  // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200. Below 16 MiB one wave and the tiles
+  // are level within the rounds' spread. 128 KiB tiles (two rounds) were 0.5 % faster at 2^30
+  // while the fold read one value a load; with 16 bytes a load (`experiments folds`, README "The
+  // fold") they were 0.6 % slower at 2^29 and 2^30 on an H100 and 0.2 to 0.5 % faster on an H200,
+  // so only max and min of doubles take them. (Before: one wave below 2 GiB and two from there;
+  // earlier, two waves at every size.) Max and min of doubles take tiles of one round nowhere: on
+  // an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to
   // 26 % ahead), and within 0.4 % of it either way in tiles of two rounds (2^28 to 2^30); they keep
   // one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu;
   // the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
