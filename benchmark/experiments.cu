@@ -1064,6 +1064,23 @@ __global__ void fold_slots_kernel(const T* slots, unsigned count, T* result) {
   if (threadIdx.x == 0) *result = all;
 }
 
+// One block of `block` threads running `kernel` after what `s` runs before it: with `pdl`, as a
+// programmatic dependent launch (set up while the launch before runs; the kernel waits in
+// cudaGridDependencySynchronize), else as a plain launch.
+template <typename... Params, typename... Args>
+void fold_launch(void (*kernel)(Params...), int block, bool pdl, cudaStream_t s, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(unsigned(block));
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = pdl ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
 template <typename T, int K>
 void slot_launch(const T* input, std::size_t n, T* result, int block, bool pdl, DeviceScratch& scratch, cudaStream_t s) {
   const std::size_t tile = std::size_t(K) * block * ch09::Lanes<T, true>::count;
@@ -1071,16 +1088,7 @@ void slot_launch(const T* input, std::size_t n, T* result, int block, bool pdl, 
   T* slots = scratch.get_as<T>(blocks);
   slot_tile_kernel<Sum, T, K><<<blocks, block, 0, s>>>(input, n, slots);
   CUDA_CHECK_LAUNCH();
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(1024);
-  config.stream = s;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = pdl ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_slots_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+  fold_launch(fold_slots_kernel<Sum, T>, 1024, pdl, s, static_cast<const T*>(slots), blocks, result);
 }
 
 template <typename T>
@@ -1155,6 +1163,35 @@ void versus07(std::size_t n, int rounds_of_all) {
   std::printf("\n");
 }
 
+// Adds 07's factors 4, 8 and 16 and cub to `kernels`, times them all in rounds, and prints one line
+// a kernel: its median time, its spread over the rounds, and its time over the best of the three
+// 07 factors in the same round (`tail` and `folds`).
+template <typename T>
+void time_against_07(const char* mode, std::vector<NamedLaunch> kernels, int rounds_of_all, const T* in, T* out,
+                     const Reference<T>& ref, std::size_t n, DeviceScratch& scratch) {
+  const std::size_t first07 = kernels.size();
+  kernels.push_back({"07 coarse4", [=, &scratch](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse8", [=, &scratch](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"07 coarse16", [=, &scratch](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
+  kernels.push_back({"cub", [=, &scratch](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
+  const Rounds r = time_rounds(mode, kernels, rounds_of_all, out, ref, n);
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    std::vector<double> ratio;  // over the best 07 factor of the same round
+    for (int i = 0; i < rounds_of_all; ++i) {
+      double best = r.us[first07][i];
+      for (std::size_t j = first07 + 1; j < first07 + 3; ++j) best = std::min(best, r.us[j][i]);
+      ratio.push_back(r.us[k][i] / best);
+    }
+    std::sort(ratio.begin(), ratio.end());
+    std::vector<double> v = r.us[k];
+    std::sort(v.begin(), v.end());
+    std::printf("%s %-6s n=2^%-2zu %-24s median %9.2f us (spread %.1f %%) over best 07 by round: min %.3f median %.3f max %.3f%s\n",
+                mode, type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
+                100 * (v.back() - v.front()) / v.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back(),
+                r.same_bits[k] ? "" : "  (bits differ)");
+  }
+}
+
 // 13. What is left between the tile path and chapter 07 (issue 24): the fold's cost (one block
 //     over the slots, timed alone on slots a tile launch filled), tiles of other sizes and blocks,
 //     a fold that reads the slots 16 bytes at a time, and for ints one atomicAdd a tile (exact in
@@ -1208,19 +1245,10 @@ void tail_launch(const T* input, std::size_t n, T* result, int block, bool fold,
   slot_tile_kernel<Sum, T, K><<<blocks, block, 0, s>>>(input, n, slots);
   CUDA_CHECK_LAUNCH();
   if (!fold) return;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(1024);
-  config.stream = s;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
   if constexpr (kWideFold)
-    CUDA_CHECK(cudaLaunchKernelEx(&config, wide_fold_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+    fold_launch(wide_fold_kernel<Sum, T>, 1024, true, s, static_cast<const T*>(slots), blocks, result);
   else
-    CUDA_CHECK(cudaLaunchKernelEx(&config, fold_slots_kernel<Sum, T>, static_cast<const T*>(slots), blocks, result));
+    fold_launch(fold_slots_kernel<Sum, T>, 1024, true, s, static_cast<const T*>(slots), blocks, result);
 }
 
 template <typename T, bool kWide>
@@ -1266,27 +1294,7 @@ void tail(std::size_t n, int rounds_of_all) {
                          CUDA_CHECK_LAUNCH();
                        }});
   }
-  const std::size_t first07 = kernels.size();
-  kernels.push_back({"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
-  const Rounds r = time_rounds("tail", kernels, rounds_of_all, out, ref, n);
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<double> ratio;  // over the best 07 factor of the same round
-    for (int i = 0; i < rounds_of_all; ++i) {
-      double best = r.us[first07][i];
-      for (std::size_t j = first07 + 1; j < first07 + 3; ++j) best = std::min(best, r.us[j][i]);
-      ratio.push_back(r.us[k][i] / best);
-    }
-    std::sort(ratio.begin(), ratio.end());
-    std::vector<double> v = r.us[k];
-    std::sort(v.begin(), v.end());
-    std::printf("tail %-6s n=2^%-2zu %-24s median %9.2f us (spread %.1f %%) over best 07 by round: min %.3f median %.3f max %.3f%s\n",
-                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
-                100 * (v.back() - v.front()) / v.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back(),
-                r.same_bits[k] ? "" : "  (bits differ)");
-  }
+  time_against_07("tail", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
 // 14. The tile path's fold, in the production kernels (issue 24, after `tail`): fastest_kernel's
@@ -1314,17 +1322,8 @@ void folds_launch(const T* input, std::size_t n, T* result, bool fold, DeviceScr
   ch09::fastest_kernel<Sum, T, true, 4, false, true><<<blocks, 1024, 0, s>>>(input, n, slots, nullptr, nullptr);
   CUDA_CHECK_LAUNCH();
   if (!fold) return;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(unsigned(fold_block));
-  config.stream = s;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_variant_kernel<Sum, T, kFoldInFlight>, static_cast<const T*>(slots),
-                                blocks, result));
+  fold_launch(fold_variant_kernel<Sum, T, kFoldInFlight>, fold_block, true, s, static_cast<const T*>(slots), blocks,
+              result);
 }
 
 // Ints only (exact in any order): one atomicAdd a tile into the result, which a first launch of
@@ -1389,27 +1388,7 @@ void folds(std::size_t n, int rounds_of_all) {
     kernels.push_back({"64K atomic, memset", [&](cudaStream_t s) { atomic_tiles_launch<T>(in, n, out, false, s); }});
     kernels.push_back({"64K atomic, pdl zero", [&](cudaStream_t s) { atomic_tiles_launch<T>(in, n, out, true, s); }});
   }
-  const std::size_t first07 = kernels.size();
-  kernels.push_back({"07 coarse4", [&](cudaStream_t s) { ch07::launch<4, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"07 coarse8", [&](cudaStream_t s) { ch07::launch<8, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"07 coarse16", [&](cudaStream_t s) { ch07::launch<16, T>(in, n, out, 256, scratch, s); }});
-  kernels.push_back({"cub", [&](cudaStream_t s) { ch09::launch_cub<Sum, T>(in, n, out, 0, scratch, s); }});
-  const Rounds r = time_rounds("folds", kernels, rounds_of_all, out, ref, n);
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    std::vector<double> ratio;  // over the best 07 factor of the same round
-    for (int i = 0; i < rounds_of_all; ++i) {
-      double best = r.us[first07][i];
-      for (std::size_t j = first07 + 1; j < first07 + 3; ++j) best = std::min(best, r.us[j][i]);
-      ratio.push_back(r.us[k][i] / best);
-    }
-    std::sort(ratio.begin(), ratio.end());
-    std::vector<double> v = r.us[k];
-    std::sort(v.begin(), v.end());
-    std::printf("folds %-6s n=2^%-2zu %-22s median %9.2f us (spread %.1f %%) over best 07 by round: min %.3f median %.3f max %.3f%s\n",
-                type_name(data_type_of<T>()), ceil_log2(n), kernels[k].first.c_str(), v[v.size() / 2],
-                100 * (v.back() - v.front()) / v.front(), ratio.front(), ratio[ratio.size() / 2], ratio.back(),
-                r.same_bits[k] ? "" : "  (bits differ)");
-  }
+  time_against_07("folds", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 }  // namespace
 
