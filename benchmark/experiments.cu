@@ -21,10 +21,11 @@
 //     11. `slots` (many blocks, a slot each, a second launch, with Hopper's dependent launch);
 //     12. `versus07` (fastest against every factor of 07, in rounds); 13. `tail` (the fold's
 //     cost, tile sizes, a fold 16 bytes a load, atomic tiles); 14. `folds` (the same in
-//     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight).
+//     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight); 15.
+//     `tagged` (a fold that reads tagged slots instead of waiting for the whole first grid).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds|tagged] (atomics, loads, inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
@@ -1366,6 +1367,101 @@ void atomic_tiles_launch(const T* input, std::size_t n, T* result, bool pdl, cud
   CUDA_CHECK(cudaLaunchKernelEx(&config, atomic_tiles_kernel<T>, input, n, result));
 }
 
+// 15. A fold that does not wait for the whole first grid (issue 24, after `folds`): each tile's
+//     result goes out with a tag, the launch's number, in the same 8-byte stores (one a 4-byte
+//     half of the value: one for int and float, two for double), and the fold, a dependent
+//     launch that starts once every tile block has started, reads each slot until its tags are
+//     this launch's. An aligned 8-byte store is seen whole or not at all, so a slot whose tag is
+//     right holds the right value. The slots are a buffer of their own, zeroed once, and the tag
+//     counts launches from 1.
+using TagWord = unsigned long long;
+template <typename T>
+constexpr int kTagWords = int(sizeof(T) / 4);
+
+__device__ __forceinline__ TagWord load_tag_word(const TagWord* word) {
+  return cuda::atomic_ref<TagWord, cuda::thread_scope_device>(*const_cast<TagWord*>(word))
+      .load(cuda::memory_order_relaxed);
+}
+
+template <typename T>
+__global__ void tagged_tile_kernel(const T* input, std::size_t n, TagWord* words, unsigned tag) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const T total = ch09::block_reduce<Sum>(ch09::wide_partial<Sum, T, true, 4, true>(input, n));
+  if (threadIdx.x == 0) {
+    unsigned bits[kTagWords<T>];
+    std::memcpy(bits, &total, sizeof(T));
+#pragma unroll
+    for (int j = 0; j < kTagWords<T>; ++j)
+      cuda::atomic_ref<TagWord, cuda::thread_scope_device>(words[std::size_t(blockIdx.x) * kTagWords<T> + j])
+          .store(TagWord(tag) << 32 | bits[j], cuda::memory_order_relaxed);
+  }
+}
+
+template <typename T, int kInFlight>
+__global__ void tagged_fold_kernel(const TagWord* words, unsigned count, unsigned tag, T* result) {
+  constexpr int K = kTagWords<T>;
+  T sum = T(0);
+  for (unsigned b = threadIdx.x; b < count; b += kInFlight * blockDim.x) {
+    TagWord w[kInFlight][K];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const unsigned at = b + k * blockDim.x;
+        w[k][j] = at < count ? load_tag_word(words + std::size_t(at) * K + j) : TagWord(tag) << 32;
+      }
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const unsigned at = b + k * blockDim.x;
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        while (unsigned(w[k][j] >> 32) != tag) w[k][j] = load_tag_word(words + std::size_t(at) * K + j);
+      unsigned bits[K];
+#pragma unroll
+      for (int j = 0; j < K; ++j) bits[j] = unsigned(w[k][j]);
+      T v;
+      std::memcpy(&v, bits, sizeof(T));
+      sum = Sum{}(sum, v);
+    }
+  }
+  const T all = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) *result = all;
+}
+
+template <typename T, int kInFlight>
+void tagged_launch(const T* input, std::size_t n, T* result, TagWord* words, unsigned& tag, cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  if (++tag == 0) ++tag;  // 0 is the zeroed buffer's tag
+  tagged_tile_kernel<T><<<blocks, 1024, 0, s>>>(input, n, words, tag);
+  CUDA_CHECK_LAUNCH();
+  fold_launch(tagged_fold_kernel<T, kInFlight>, 1024, true, s, static_cast<const TagWord*>(words), blocks, tag, result);
+}
+
+template <typename T>
+void tagged(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  const std::size_t tiles = (n + 4096 * ch09::Lanes<T, true>::count - 1) / (4096 * ch09::Lanes<T, true>::count);
+  DeviceBuffer<TagWord> words(tiles * kTagWords<T>);
+  CUDA_CHECK(cudaMemset(words.data(), 0, tiles * kTagWords<T> * sizeof(TagWord)));
+  TagWord* w = words.data();
+  unsigned tag = 0;
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K, no fold", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, false, scratch, s); }},
+      {"64K tagged, fold x4", [&](cudaStream_t s) { tagged_launch<T, 4>(in, n, out, w, tag, s); }},
+      {"64K tagged, fold x8", [&](cudaStream_t s) { tagged_launch<T, 8>(in, n, out, w, tag, s); }},
+  };
+  time_against_07("tagged", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
 template <typename T>
 void folds(std::size_t n, int rounds_of_all) {
   const std::vector<T> data = generate_input<T>(n, 42);
@@ -1396,8 +1492,8 @@ int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1441,6 +1537,12 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "tagged")
+    for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
+      tagged<int>(std::size_t(1) << log_n, 7);
+      tagged<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) tagged<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "folds")
     for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
