@@ -22,10 +22,12 @@
 //     12. `versus07` (fastest against every factor of 07, in rounds); 13. `tail` (the fold's
 //     cost, tile sizes, a fold 16 bytes a load, atomic tiles); 14. `folds` (the same in
 //     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight); 15.
-//     `tagged` (a fold that reads tagged slots instead of waiting for the whole first grid).
+//     `tagged` (a fold that reads tagged slots instead of waiting for the whole first grid); 16.
+//     `foldparts` (the fold's time, part by part: launch, wait, loads, tree).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds|tagged] (atomics, loads, inflight, trees
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds|tagged|foldparts] (atomics, loads,
+// inflight, trees
 // and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
@@ -1462,6 +1464,59 @@ void tagged(std::size_t n, int rounds_of_all) {
   time_against_07("tagged", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
+// 16. Where the fold's time goes (issue 24): after the tiles, a second launch of one block of 1024
+//     threads that does only part of the fold: nothing (an empty kernel, plain or dependent
+//     launch), only the wait (cudaGridDependencySynchronize), the wait and the loads of the slots
+//     (each thread stores its sum to a scratch word, so the loads stay), or everything (the
+//     result). Only the last writes the result: the others leave the previous kernel's there.
+template <typename T, int kPart>
+__global__ void fold_part_kernel(const T* slots, unsigned count, T* result, T* sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kPart >= 1) cudaGridDependencySynchronize();
+#endif
+  if constexpr (kPart >= 2) {
+    const T sum = ch09::wide_partial<Sum, T, true, 4, false>(slots, count);
+    if constexpr (kPart == 2) {
+      sink[threadIdx.x] = sum;
+    } else {
+      const T all = ch09::block_reduce<Sum>(sum);
+      if (threadIdx.x == 0) *result = all;
+    }
+  }
+}
+
+template <typename T, int kPart>
+void fold_part_launch(const T* input, std::size_t n, T* result, T* sink, bool pdl, DeviceScratch& scratch,
+                      cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  ch09::fastest_kernel<Sum, T, true, 4, false, true><<<blocks, 1024, 0, s>>>(input, n, slots, nullptr, nullptr);
+  CUDA_CHECK_LAUNCH();
+  fold_launch(fold_part_kernel<T, kPart>, 1024, pdl, s, static_cast<const T*>(slots), blocks, result, sink);
+}
+
+template <typename T>
+void foldparts(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1), sink(1024);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  T* sk = sink.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K, no fold", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, false, scratch, s); }},
+      {"empty, plain launch", [&](cudaStream_t s) { fold_part_launch<T, 0>(in, n, out, sk, false, scratch, s); }},
+      {"empty, dependent", [&](cudaStream_t s) { fold_part_launch<T, 0>(in, n, out, sk, true, scratch, s); }},
+      {"wait only", [&](cudaStream_t s) { fold_part_launch<T, 1>(in, n, out, sk, true, scratch, s); }},
+      {"wait and loads", [&](cudaStream_t s) { fold_part_launch<T, 2>(in, n, out, sk, true, scratch, s); }},
+      {"whole fold", [&](cudaStream_t s) { fold_part_launch<T, 3>(in, n, out, sk, true, scratch, s); }},
+  };
+  time_against_07("foldparts", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
 template <typename T>
 void folds(std::size_t n, int rounds_of_all) {
   const std::vector<T> data = generate_input<T>(n, 42);
@@ -1492,8 +1547,8 @@ int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
   if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1537,6 +1592,11 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "foldparts")
+    for (std::size_t log_n : {24, 26, 28, 30}) {
+      foldparts<int>(std::size_t(1) << log_n, 7);
+      if (log_n <= 28) foldparts<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "tagged")
     for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
