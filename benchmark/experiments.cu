@@ -26,9 +26,9 @@
 //     `foldparts` (the fold's time, part by part: launch, wait, loads, tree).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
-// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|tail|folds|tagged|foldparts] (atomics, loads,
-// inflight, trees
-// and knobs without an argument; needs a GPU). It prints medians of 20 timed runs after 3
+// inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
+// tail|folds|tagged|foldparts] (atomics, loads, inflight, trees and knobs without an argument;
+// needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cuda/atomic>
 
