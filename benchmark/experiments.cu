@@ -23,13 +23,14 @@
 //     cost, tile sizes, a fold 16 bytes a load, atomic tiles); 14. `folds` (the same in
 //     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight); 15.
 //     `tagged` (a fold that reads tagged slots instead of waiting for the whole first grid); 16.
-//     `foldparts` (the fold's time, part by part: launch, wait, loads, tree).
+//     `foldparts` (the fold's time, part by part: launch, wait, loads, tree; and on a cluster).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
 // tail|folds|tagged|foldparts] (atomics, loads, inflight, trees and knobs without an argument;
 // needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
+#include <cooperative_groups.h>
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -1496,6 +1497,52 @@ void fold_part_launch(const T* input, std::size_t n, T* result, T* sink, bool pd
   fold_launch(fold_part_kernel<T, kPart>, 1024, pdl, s, static_cast<const T*>(slots), blocks, result, sink);
 }
 
+// The fold over a cluster of kBlocks blocks (Hopper): the blocks read the slots together
+// (wide_partial's grid-stride layout over the cluster's grid), each adds its share with its tree,
+// and block 0 adds the kBlocks totals in order through the others' shared memory. The same bits
+// on every run; launched with a cluster dimension and as a dependent launch.
+template <typename T, int kBlocks>
+__global__ void cluster_fold_kernel(const T* slots, unsigned count, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cudaGridDependencySynchronize();
+  __shared__ T share;
+  const T total = ch09::block_reduce<Sum>(ch09::wide_partial<Sum, T, true, 4, false>(slots, count));
+  if (threadIdx.x == 0) share = total;
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+    T all = T(0);
+    for (int r = 0; r < kBlocks; ++r) all = Sum{}(all, *cluster.map_shared_rank(&share, r));
+    *result = all;
+  }
+  cluster.sync();  // the others' shared memory stays until block 0 has read it
+#endif
+}
+
+template <typename T, int kBlocks>
+void cluster_fold_launch(const T* input, std::size_t n, T* result, DeviceScratch& scratch, cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  ch09::fastest_kernel<Sum, T, true, 4, false, true><<<blocks, 1024, 0, s>>>(input, n, slots, nullptr, nullptr);
+  CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(kBlocks);
+  config.blockDim = dim3(1024);
+  config.stream = s;
+  cudaLaunchAttribute attribute[2];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  attribute[1].id = cudaLaunchAttributeClusterDimension;
+  attribute[1].val.clusterDim.x = kBlocks;
+  attribute[1].val.clusterDim.y = 1;
+  attribute[1].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 2;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_fold_kernel<T, kBlocks>, static_cast<const T*>(slots), blocks, result));
+}
+
 template <typename T>
 void foldparts(std::size_t n, int rounds_of_all) {
   const std::vector<T> data = generate_input<T>(n, 42);
@@ -1513,6 +1560,9 @@ void foldparts(std::size_t n, int rounds_of_all) {
       {"wait only", [&](cudaStream_t s) { fold_part_launch<T, 1>(in, n, out, sk, true, scratch, s); }},
       {"wait and loads", [&](cudaStream_t s) { fold_part_launch<T, 2>(in, n, out, sk, true, scratch, s); }},
       {"whole fold", [&](cudaStream_t s) { fold_part_launch<T, 3>(in, n, out, sk, true, scratch, s); }},
+      {"cluster of 2", [&](cudaStream_t s) { cluster_fold_launch<T, 2>(in, n, out, scratch, s); }},
+      {"cluster of 4", [&](cudaStream_t s) { cluster_fold_launch<T, 4>(in, n, out, scratch, s); }},
+      {"cluster of 8", [&](cudaStream_t s) { cluster_fold_launch<T, 8>(in, n, out, scratch, s); }},
   };
   time_against_07("foldparts", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
