@@ -55,9 +55,9 @@ struct FastestChoice {
   // fold") they were 0.6 % slower at 2^29 and 2^30 on an H100 and 0.2 to 0.5 % faster on an H200,
   // so only max and min of doubles take them. (Before: one wave below 2 GiB and two from there;
   // earlier, two waves at every size.) Max and min of doubles take tiles of one round nowhere: on
-  // an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of 4-byte elements, 2 to
-  // 26 % ahead), and within 0.4 % of it either way in tiles of two rounds (2^28 to 2^30); they keep
-  // one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu;
+  // an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of
+  // 4-byte elements, 2 to 26 % ahead), and within 0.4 % of it either way in tiles of two rounds
+  // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu;
   // the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
   // compare and two selects a step where a sum has one addition.
   static constexpr bool kOnePass = true;
