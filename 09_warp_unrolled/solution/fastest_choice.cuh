@@ -57,9 +57,9 @@ struct FastestChoice {
   // earlier, two waves at every size.) Max and min of doubles take tiles of one round nowhere: on
   // an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of
   // 4-byte elements, 2 to 26 % ahead), and within 0.4 % of it either way in tiles of two rounds
-  // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow was not measured with ncu;
-  // the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
-  // compare and two selects a step where a sum has one addition.
+  // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow
+  // was not measured with ncu; the kernels differ only in the operator, whose tree at the end of
+  // every tile is a 64-bit compare and two selects a step where a sum has one addition.
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
