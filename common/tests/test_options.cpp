@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/options.hpp"
@@ -26,6 +27,17 @@ class CapturedErrors {
   std::ostringstream text_;
   std::streambuf* previous_;
 };
+
+// Parses `args` with fresh options, std::cout captured: the status, and what was printed.
+std::pair<std::optional<int>, std::string> parse_printing(const ChapterInfo& i, std::vector<const char*> args) {
+  std::ostringstream out;
+  auto* previous = std::cout.rdbuf(out.rdbuf());
+  Options o;
+  CommandLine cli(i, o);
+  const std::optional<int> status = parse(cli, std::move(args));
+  std::cout.rdbuf(previous);
+  return {status, out.str()};
+}
 
 ChapterInfo info() {
   ChapterInfo i;
@@ -225,8 +237,6 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
   i.variants = {{"alpha", "the first idea", true}, {"b", "a \"quoted\" idea", false}};
   std::ostringstream out;
   auto* previous = std::cout.rdbuf(out.rdbuf());
-  std::optional<int> text_status, json_status;
-  std::string text;
   std::vector<std::optional<int>> refused;
   {
     CapturedErrors errors;
@@ -243,25 +253,15 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
     }
   }
   const std::string printed_when_refused = out.str();
-  {
-    Options o;
-    CommandLine cli(i, o);
-    text_status = parse(cli, {"--list", "--n", "2^10", "--seed", "7"});
-    text = out.str();
-    out.str("");
-  }
-  {
-    Options o;
-    CommandLine cli(i, o);
-    json_status = parse(cli, {"--list", "--json"});
-  }
   std::cout.rdbuf(previous);
+  const auto [text_status, text] = parse_printing(i, {"--list", "--n", "2^10", "--seed", "7"});
+  const auto [json_status, json] = parse_printing(i, {"--list", "--json"});
   for (const auto& status : refused) CHECK(status == 2);
   CHECK(printed_when_refused.empty());
   CHECK(text_status == 0);
   CHECK(text == "alpha  the first idea\nb      a \"quoted\" idea\n");
   CHECK(json_status == 0);
-  CHECK(out.str() == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
+  CHECK(json == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
                      R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
                      "\n");
 }
@@ -285,29 +285,14 @@ TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marke
     CHECK_FALSE(parse(cli, {"--kernel", "b,zoo.bug"}));
     CHECK(o.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
   }
-  std::ostringstream out;
-  auto* previous = std::cout.rdbuf(out.rdbuf());
-  std::optional<int> text_status, json_status;
-  std::string text;
-  {
-    Options o;
-    CommandLine cli(i, o);
-    text_status = parse(cli, {"--list"});
-    text = out.str();
-    out.str("");
-  }
-  {
-    Options o;
-    CommandLine cli(i, o);
-    json_status = parse(cli, {"--list", "--json"});
-  }
-  std::cout.rdbuf(previous);
+  const auto [text_status, text] = parse_printing(i, {"--list"});
+  const auto [json_status, json] = parse_printing(i, {"--list", "--json"});
   CHECK(text_status == 0);
   CHECK(text ==
         "a        idea a\nb        idea b\n\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when "
         "--kernel names them\nzoo.bug  wrong on purpose\n");
   CHECK(json_status == 0);
-  CHECK(out.str() ==
+  CHECK(json ==
         R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
         R"({"name":"b","idea":"idea b","deterministic":false},)"
         R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
