@@ -183,28 +183,28 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
 
 // Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
 // before the first 16-byte vector).
-// fastest's tile path as launch_fastest_tiles launches it: one block per tile of `rounds` rounds of
-// loads (fastest_kernel, two passes, chunked), each storing its result, then fold_kernel, one block.
-template <typename V>
-bool check_fastest_tiles(int block, int rounds, std::size_t misalignment, std::uint64_t seed) {
+// fastest's tile path as launch_fastest_tiles launches it: one block per tile of kRounds rounds of
+// loads (tile_kernel), each storing its result, then fold_kernel, one block of fold_threads.
+template <typename V, int kRounds>
+bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed) {
   using T = Checked<V>;
   using C = ch09::FastestChoice;
-  const std::string name = "chapter 09's tile path (fastest_kernel, two passes, chunked, then fold_kernel; block " +
-                           std::to_string(block) + ", tiles of " + std::to_string(rounds) + " rounds)";
-  const auto kernel = &ch09::fastest_kernel<Sum, T, C::kWide, C::kLoadsInFlight, false, true>;
+  const std::string name = "chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
+                           ", tiles of " + std::to_string(kRounds) + " rounds)";
+  const auto kernel = &ch09::tile_kernel<Sum, T, C::kLoadsInFlight, kRounds>;
   const auto fold = &ch09::fold_kernel<Sum, T>;
   for (std::size_t n : kSizes) {
-    const std::size_t tile = std::size_t(rounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
+    const std::size_t tile = std::size_t(kRounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
     const std::size_t grid = std::max<std::size_t>(1, (n + tile - 1) / tile);
+    const int fold_block = ch09::fold_threads<T>(unsigned(grid), block);
     emu::PassesOptions options;
     options.partials = grid;
-    options.depth = ch09::grid_path_depth<T, C::kWide>(n, block, int(grid));
+    options.depth = ch09::grid_path_depth<T, C::kWide>(n, block, int(grid), fold_block);
     options.same_bits = true;
     options.misalignment = misalignment;
-    const unsigned threads = unsigned(block);
-    Passes<V> passes = {{unsigned(grid), threads, 0,
-                         [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
-                        {1, threads, 0, [fold, grid](const emu::PassMemory<V>& m) {
+    Passes<V> passes = {{unsigned(grid), unsigned(block), 0,
+                         [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials); }},
+                        {1, unsigned(fold_block), 0, [fold, grid](const emu::PassMemory<V>& m) {
                            fold(m.partials, unsigned(grid), m.result);
                          }}};
     if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
@@ -230,8 +230,9 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
         return;
     // The tile path, with tiles of one round and of two, in blocks of 32 and 256 threads.
     for (int block : {32, 256})
-      for (int rounds : {1, 2})
-        if (!check_fastest_tiles<TestType>(block, rounds, misalignment, seed)) return;
+      if (!check_fastest_tiles<TestType, 1>(block, misalignment, seed) ||
+          !check_fastest_tiles<TestType, 2>(block, misalignment, seed))
+        return;
     // The other knobs `experiments knobs` times: two launches, chunks, one element a load.
     if (!check_fastest_grid<TestType, true, 4, false, false>(32, misalignment, seed) ||
         !check_fastest_grid<TestType, true, 2, true, true>(32, misalignment, seed) ||

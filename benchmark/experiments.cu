@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -1591,14 +1592,178 @@ void folds(std::size_t n, int rounds_of_all) {
   }
   time_against_07("folds", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
+
+// 17. Where the fold finds the slots (issue 24, after `foldparts`): the slots' loads took longer the
+//     more bytes they were (0.4 us for 4 KiB, 2.7 us for 256 KiB), as if they came from DRAM. A slot
+//     stored early in the run is pushed out of L2 by the input streaming past it (1 GiB through
+//     50 MB). Whole tiles of 64 KiB (n a multiple of the tile) whose loads of the input are marked
+//     evict-first (__ldcs) and/or whose slot stores are marked evict-last (an L2 cache-hint
+//     policy), then the fold of `folds` with 1024 threads or with just enough threads for one round
+//     of its loads (fold block 0: sized).
+template <bool kKeep, typename T>
+__device__ void store_slot(T* slot, T value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (kKeep && sizeof(T) == 4) {
+    unsigned bits;
+    std::memcpy(&bits, &value, 4);
+    asm volatile("{\n\t.reg .b64 p;\n\tcreatepolicy.fractional.L2::evict_last.b64 p, 1.0;\n\t"
+                 "st.global.L2::cache_hint.b32 [%0], %1, p;\n\t}" ::"l"(slot), "r"(bits) : "memory");
+    return;
+  } else if constexpr (kKeep && sizeof(T) == 8) {
+    unsigned long long bits;
+    std::memcpy(&bits, &value, 8);
+    asm volatile("{\n\t.reg .b64 p;\n\tcreatepolicy.fractional.L2::evict_last.b64 p, 1.0;\n\t"
+                 "st.global.L2::cache_hint.b64 [%0], %1, p;\n\t}" ::"l"(slot), "l"(bits) : "memory");
+    return;
+  }
+#endif
+  *slot = value;
+}
+
+template <typename T, bool kStream, bool kKeep>
+__global__ void keep_tile_kernel(const T* input, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const int4* v =
+      reinterpret_cast<const int4*>(input) + std::size_t(blockIdx.x) * blockDim.x * kInFlight + threadIdx.x;
+  int4 r[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) r[k] = kStream ? __ldcs(v + k * blockDim.x) : v[k * blockDim.x];
+  T sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) {
+    T lane[kCount];
+    std::memcpy(lane, &r[k], 16);
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum += lane[j];
+  }
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) store_slot<kKeep>(slots + blockIdx.x, total);
+}
+
+// Threads for one round of the fold's loads over `count` slots (4 loads of 16 bytes a thread),
+// a whole number of warps, at most 1024.
+template <typename T>
+int one_round_fold_block(unsigned count) {
+  const unsigned per_thread = 4 * ch09::Lanes<T, true>::count;
+  const unsigned threads = (count + per_thread - 1) / per_thread;
+  return int(std::min(1024u, std::max(32u, (threads + 31) / 32 * 32)));
+}
+
+template <typename T, bool kStream, bool kKeep>
+void keep_launch(const T* input, std::size_t n, T* result, bool fold, int fold_block, DeviceScratch& scratch,
+                 cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned(n / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  keep_tile_kernel<T, kStream, kKeep><<<blocks, 1024, 0, s>>>(input, slots);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  fold_launch(fold_variant_kernel<Sum, T, 4>, fold_block ? fold_block : one_round_fold_block<T>(blocks), true, s,
+              static_cast<const T*>(slots), blocks, result);
+}
+
+// The production loop (wide_partial) on tiles given by the caller (no division), its loads read
+// once or plainly: which of tile_kernel's changes made the difference.
+template <typename T, bool kReadOnce>
+__global__ void given_tile_kernel(const T* input, std::size_t n, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const T total = ch09::block_reduce<Sum>(
+      ch09::wide_partial<Sum, T, true, 4, true, kReadOnce>(input, n, std::size_t(4) * blockDim.x));
+  if (threadIdx.x == 0) slots[blockIdx.x] = total;
+}
+
+// Whole tiles the lean way (one round of four loads, no loop, no bounds), the first and the last
+// block the production way (wide_partial on a given tile: the head, the tail, the short last tile).
+template <typename T>
+__global__ void split_tile_kernel(const T* input, std::size_t n, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const std::size_t tile = std::size_t(kInFlight) * blockDim.x;
+  T sum;
+  if (blockIdx.x != 0 && blockIdx.x + 1 != gridDim.x) {
+    const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % 16 / sizeof(T);
+    const std::size_t head = misaligned ? kCount - misaligned : 0;
+    const Vector* v = reinterpret_cast<const Vector*>(input + head) + blockIdx.x * tile + threadIdx.x;
+    Vector r[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+    sum = T(0);
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  } else {
+    sum = ch09::wide_partial<Sum, T, true, kInFlight, true, true>(input, n, tile);
+  }
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) slots[blockIdx.x] = total;
+}
+
+template <typename T>
+void split_launch(const T* input, std::size_t n, T* result, DeviceScratch& scratch, cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  split_tile_kernel<T><<<blocks, 1024, 0, s>>>(input, n, slots);
+  CUDA_CHECK_LAUNCH();
+  fold_launch(fold_variant_kernel<Sum, T, 4>, one_round_fold_block<T>(blocks), true, s, static_cast<const T*>(slots),
+              blocks, result);
+}
+
+template <typename T, bool kReadOnce>
+void given_launch(const T* input, std::size_t n, T* result, bool fold, int fold_block, DeviceScratch& scratch,
+                  cudaStream_t s) {
+  const std::size_t tile = std::size_t(1024) * 4 * ch09::Lanes<T, true>::count;
+  const unsigned blocks = unsigned((n + tile - 1) / tile);
+  T* slots = scratch.get_as<T>(blocks);
+  given_tile_kernel<T, kReadOnce><<<blocks, 1024, 0, s>>>(input, n, slots);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  fold_launch(fold_variant_kernel<Sum, T, 4>, fold_block ? fold_block : one_round_fold_block<T>(blocks), true, s,
+              static_cast<const T*>(slots), blocks, result);
+}
+
+template <typename T>
+void keep(std::size_t n, int rounds_of_all) {
+  if (n % (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count) != 0) return;  // whole tiles only
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  const unsigned blocks = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
+  std::printf("keep %s n=2^%zu: %u slots, sized fold block %d\n", type_name(data_type_of<T>()), ceil_log2(n), blocks,
+              one_round_fold_block<T>(blocks));
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"old: chunked, fold 1024", [&](cudaStream_t s) { folds_launch<T, 1, 4>(in, n, out, true, scratch, s); }},
+      {"given, plain, fold sized", [&](cudaStream_t s) { given_launch<T, false>(in, n, out, true, 0, scratch, s); }},
+      {"split, once, fold sized", [&](cudaStream_t s) { split_launch<T>(in, n, out, scratch, s); }},
+      {"lean, once, fold sized", [&](cudaStream_t s) { keep_launch<T, true, false>(in, n, out, true, 0, scratch, s); }},
+      {"lean, keep slots, fold sized", [&](cudaStream_t s) { keep_launch<T, false, true>(in, n, out, true, 0, scratch, s); }},
+      {"lean, once, no fold", [&](cudaStream_t s) { keep_launch<T, true, false>(in, n, out, false, 0, scratch, s); }},
+      {"given, once, no fold", [&](cudaStream_t s) { given_launch<T, true>(in, n, out, false, 0, scratch, s); }},
+  };
+  time_against_07("keep", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  if ((argc > 2 && !json) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts]\n");
+  const int keep_log_n = argc == 3 && only == "keep" ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1642,6 +1807,13 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "keep")
+    for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      keep<int>(std::size_t(1) << log_n, 7);
+      keep<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) keep<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "foldparts")
     for (std::size_t log_n : {24, 26, 28, 30}) {

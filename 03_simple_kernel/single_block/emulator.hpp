@@ -59,7 +59,7 @@
 // thread of its block did before a __syncthreads() the reader has passed since; a fence after the
 // reader's atomic is not required (the CUDA Programming Guide's example of this
 // pattern has none), and a store by another thread of the writer's block, passed on by a barrier,
-// is not taken as published. __ldg and __ldcg are plain loads (the emulator has no caches); a
+// is not taken as published. __ldg, __ldcg and __ldcs are plain loads (the emulator has no caches); a
 // 16-byte uint4 load is a load of each element it covers.
 //
 // Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
@@ -730,8 +730,8 @@ inline unsigned atomicInc(unsigned* address, unsigned limit) {
   return old;
 }
 
-// Loads through the read-only path (__ldg) and through L2 only (__ldcg): the emulator has no
-// caches, so each is a plain load, checked as one. A 16-byte uint4 load is checked as a load of
+// Loads through the read-only path (__ldg), through L2 only (__ldcg) and as read once (__ldcs): the
+// emulator has no caches, so each is a plain load, checked as one. A 16-byte uint4 load is checked as a load of
 // each element its bytes cover.
 struct alignas(16) uint4 {
   unsigned x, y, z, w;
@@ -742,7 +742,16 @@ template <typename T> inline T __ldg(const T* address) {
 template <typename T> inline T __ldcg(const T* address) {
   return *address;
 }
+template <typename T> inline T __ldcs(const T* address) {
+  return *address;
+}
 inline uint4 __ldg(const uint4* address) {
+  reduction::emulator::detail::load_bytes(address, sizeof(uint4));
+  uint4 bits;
+  std::memcpy(&bits, address, sizeof bits);
+  return bits;
+}
+inline uint4 __ldcs(const uint4* address) {
   reduction::emulator::detail::load_bytes(address, sizeof(uint4));
   uint4 bits;
   std::memcpy(&bits, address, sizeof bits);

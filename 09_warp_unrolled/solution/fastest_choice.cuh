@@ -74,6 +74,8 @@ struct FastestPlan {
   int block = 0;
   int grid = 0;
   bool tiles = false;
+  int rounds = 0;      // the tile path: rounds of loads in a tile
+  int fold_block = 0;  // the tile path: the fold's threads (fold_threads)
 };
 
 // Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
@@ -106,8 +108,10 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
-  if (const std::size_t tile = tile_rounds<Op, T>(n) * round; tile != 0)
-    return {false, C::kBlock, int((n + tile - 1) / tile), true};
+  if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
+    const int grid = int((n + rounds * round - 1) / (rounds * round));
+    return {false, C::kBlock, grid, true, rounds, fold_threads<T>(unsigned(grid), C::kBlock)};
+  }
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }

@@ -230,7 +230,8 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
   }
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
   if (plan.tiles)
-    launch_fastest_tiles<Op, T, C::kWide, C::kLoadsInFlight>(input, n, result, plan.block, plan.grid, scratch, stream);
+    launch_fastest_tiles<Op, T, C::kLoadsInFlight>(input, n, result, plan.block, plan.grid, plan.rounds, scratch,
+                                                   stream);
   else
     launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
                                                                                       plan.grid, scratch, stream);
@@ -242,7 +243,7 @@ std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
   if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
-  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid);
+  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid, plan.fold_block);
 }
 
 }  // namespace ch09
