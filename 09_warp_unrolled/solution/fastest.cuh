@@ -24,9 +24,10 @@
 // next tile to whichever multiprocessor is free, as in chapter 07; each block only stores its
 // result, and a second launch of one block (fold_kernel) adds them in a fixed order, 16 bytes a
 // load: the same bits on every run, with no fence and no counter in the many blocks. The tiles
-// read the input as read once (load_once), so that L2 keeps their results for the fold. (Max and min of doubles take tiles of two rounds, from 2 GiB: fastest_choice.cuh.) On Hopper
-// the second launch is a programmatic dependent launch: set up while the first runs, it waits in
-// the kernel for the first to finish instead of being launched after it.
+// read the input as read once (load_once), so that L2 keeps their results for the fold. (Max and
+// min of doubles take tiles of two rounds, from 2 GiB: fastest_choice.cuh.) On Hopper the second
+// launch is a programmatic dependent launch: set up while the first runs, it waits in the kernel
+// for the first to finish instead of being launched after it.
 //
 // Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
 #pragma once
