@@ -1755,15 +1755,209 @@ void keep(std::size_t n, int rounds_of_all) {
   };
   time_against_07("keep", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
+
+// 17. Smaller tiles at the end (issue 24, fourth session): the tile grid ends with multiprocessors
+//     finishing at different times, each with a block of 64 KiB still to read. Here the grid's
+//     last `small` blocks read tiles of kSmallLoads loads a thread (16 or 32 KiB) instead of 4, so
+//     that the end is cut finer; and for ints (exact in any order) one atomicAdd a tile into a
+//     result cleared by cudaMemsetAsync (07's finish) instead of slots and the fold.
+template <typename T, int kSmallLoads, bool kAtomic>
+__global__ void guided_tile_kernel(const T* input, unsigned big_blocks, T* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + threadIdx.x;
+  T sum = T(0);
+  if (blockIdx.x < big_blocks) {
+    v += std::size_t(blockIdx.x) * kInFlight * blockDim.x;
+    Vector r[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  } else {
+    v += std::size_t(big_blocks) * kInFlight * blockDim.x + std::size_t(blockIdx.x - big_blocks) * kSmallLoads * blockDim.x;
+    Vector r[kSmallLoads];
+#pragma unroll
+    for (int k = 0; k < kSmallLoads; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+#pragma unroll
+    for (int k = 0; k < kSmallLoads; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  }
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) {
+    if constexpr (kAtomic) atomicAdd(out, total);
+    else out[blockIdx.x] = total;
+  }
+}
+
+// `small_waves` waves of small tiles (2 blocks of 1024 threads a multiprocessor) at the end; n a
+// multiple of 64 KiB. fold: 0 none (the result not written), 1 the sized fold.
+template <typename T, int kSmallLoads, bool kAtomic>
+void guided_launch(const T* input, std::size_t n, T* result, int small_waves, bool fold, DeviceScratch& scratch,
+                   cudaStream_t s) {
+  const std::size_t tiles = n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count);
+  std::size_t small = std::size_t(small_waves) * 2 * ch08::multiprocessors();
+  small -= small % (4 / kSmallLoads);             // small tiles fill whole 64 KiB tiles
+  small = std::min(small, tiles * (4 / kSmallLoads));
+  const unsigned big = unsigned(tiles - small * kSmallLoads / 4), blocks = unsigned(big + small);
+  if (kAtomic) {
+    CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), s));
+    guided_tile_kernel<T, kSmallLoads, true><<<blocks, 1024, 0, s>>>(input, big, result);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  T* slots = scratch.get_as<T>(blocks);
+  guided_tile_kernel<T, kSmallLoads, false><<<blocks, 1024, 0, s>>>(input, big, slots);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  fold_launch(fold_variant_kernel<Sum, T, 4>, one_round_fold_block<T>(blocks), true, s, static_cast<const T*>(slots),
+              blocks, result);
+}
+
+template <typename T>
+void guided(std::size_t n, int rounds_of_all) {
+  if (n % (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count) != 0) return;  // whole tiles only
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K only (g0)", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, true, scratch, s); }},
+      {"g1 x16K", [&](cudaStream_t s) { guided_launch<T, 1, false>(in, n, out, 1, true, scratch, s); }},
+      {"g2 x16K", [&](cudaStream_t s) { guided_launch<T, 1, false>(in, n, out, 2, true, scratch, s); }},
+      {"g4 x16K", [&](cudaStream_t s) { guided_launch<T, 1, false>(in, n, out, 4, true, scratch, s); }},
+      {"g2 x32K", [&](cudaStream_t s) { guided_launch<T, 2, false>(in, n, out, 2, true, scratch, s); }},
+      {"g0, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
+      {"g2 x16K, no fold", [&](cudaStream_t s) { guided_launch<T, 1, false>(in, n, out, 2, false, scratch, s); }},
+  };
+  if constexpr (std::is_same_v<T, int>) {
+    kernels.push_back({"atomic g0", [&](cudaStream_t s) { guided_launch<T, 4, true>(in, n, out, 0, true, scratch, s); }});
+    kernels.push_back({"atomic g2 x16K", [&](cudaStream_t s) { guided_launch<T, 1, true>(in, n, out, 2, true, scratch, s); }});
+  }
+  time_against_07("guided", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
+// 18. The fold spread over several blocks (issue 24, fourth session): the dependent launch has
+//     kBlocks blocks that add the slots grid-stride (wide_partial), each stores its share, and
+//     the last to count itself done (fence, atomicInc) adds the shares. If one multiprocessor's
+//     path to L2 is what limits the fold's loads, this shortens them. Also: the lean tiles with
+//     the loads asking L2 to fetch 256 bytes at a time (ld.global.cs.L2::256B), for the DRAM.
+template <typename T>
+__global__ void spread_fold_kernel(const T* slots, unsigned count, T* shares, unsigned* done, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const T total = ch09::block_reduce<Sum>(ch09::wide_partial<Sum, T, true, 4, false>(slots, count));
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    shares[blockIdx.x] = total;
+    __threadfence();
+    last = atomicInc(done, gridDim.x - 1) == gridDim.x - 1;
+    __threadfence();
+  }
+  __syncthreads();
+  if (!last) return;
+  const T sum = ch09::block_reduce<Sum>(ch09::fold_block_results<Sum>(shares, gridDim.x));
+  if (threadIdx.x == 0) *result = sum;
+}
+
+template <typename T, bool kPrefetch>
+__global__ void lean_tile_kernel(const T* input, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
+  Vector r[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) {
+    if constexpr (kPrefetch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      uint4 b;
+      asm volatile("ld.global.cs.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(b.x), "=r"(b.y), "=r"(b.z), "=r"(b.w) : "l"(v + k * blockDim.x));
+      std::memcpy(&r[k], &b, 16);
+#endif
+    } else {
+      r[k] = ch09::load_once<T>(v + k * blockDim.x);
+    }
+  }
+  T sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) slots[blockIdx.x] = total;
+}
+
+// fold_blocks: 0 none (the result not written), 1 the sized fold, more: spread_fold_kernel.
+template <typename T, bool kPrefetch>
+void spread_launch(const T* input, std::size_t n, T* result, int fold_blocks, DeviceScratch& scratch, cudaStream_t s) {
+  const unsigned blocks = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
+  T* slots = scratch.get_as<T>(blocks + 1024);
+  T* shares = slots + (blocks + 255) / 256 * 256;
+  lean_tile_kernel<T, kPrefetch><<<blocks, 1024, 0, s>>>(input, slots);
+  CUDA_CHECK_LAUNCH();
+  if (fold_blocks == 0) return;
+  if (fold_blocks == 1) {
+    fold_launch(fold_variant_kernel<Sum, T, 4>, one_round_fold_block<T>(blocks), true, s, static_cast<const T*>(slots),
+                blocks, result);
+    return;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(fold_blocks));
+  config.blockDim = dim3(256);
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, spread_fold_kernel<T>, static_cast<const T*>(slots), blocks, shares,
+                                ch09::block_counter_for(shares, s), result));
+}
+
+template <typename T>
+void spread(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"fastest again", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"lean, sized fold", [&](cudaStream_t s) { spread_launch<T, false>(in, n, out, 1, scratch, s); }},
+      {"lean, fold 8 blocks", [&](cudaStream_t s) { spread_launch<T, false>(in, n, out, 8, scratch, s); }},
+      {"lean, fold 32 blocks", [&](cudaStream_t s) { spread_launch<T, false>(in, n, out, 32, scratch, s); }},
+      {"lean, fold 128 blocks", [&](cudaStream_t s) { spread_launch<T, false>(in, n, out, 128, scratch, s); }},
+      {"lean, no fold", [&](cudaStream_t s) { spread_launch<T, false>(in, n, out, 0, scratch, s); }},
+      {"L2 256B, sized fold", [&](cudaStream_t s) { spread_launch<T, true>(in, n, out, 1, scratch, s); }},
+      {"L2 256B, no fold", [&](cudaStream_t s) { spread_launch<T, true>(in, n, out, 0, scratch, s); }},
+  };
+  time_against_07("spread", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  const int keep_log_n = argc == 3 && only == "keep" ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
   if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -1807,6 +2001,20 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "spread")
+    for (std::size_t log_n = 24; log_n <= 30; log_n += log_n >= 28 ? 1 : 2) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      spread<int>(std::size_t(1) << log_n, 7);
+      spread<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) spread<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "guided")
+    for (std::size_t log_n = 24; log_n <= 30; ++log_n) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      guided<int>(std::size_t(1) << log_n, 7);
+      guided<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) guided<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "keep")
     for (std::size_t log_n : {24, 25, 26, 27, 28, 29, 30}) {

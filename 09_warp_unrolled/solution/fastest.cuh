@@ -357,12 +357,13 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
 }
 
 // The tile path: `grid` blocks of `block` threads, one per tile of `rounds` rounds of loads
-// (tile_kernel), each storing its result; then fold_kernel, one block of fold_threads() threads,
-// over those results. Where the device takes it, fold_kernel is a programmatic dependent launch:
-// the driver sets it up while the tiles run, and the kernel waits for them
-// (cudaGridDependencySynchronize), which saves the gap between two launches.
+// (tile_kernel), each storing its result; then fold_kernel, one block of `fold_block` threads
+// (the plan's fold_threads, which the error bound counts too), over those results. Where the
+// device takes it, fold_kernel is a programmatic dependent launch: the driver sets it up while the
+// tiles run, and the kernel waits for them (cudaGridDependencySynchronize), which saves the gap
+// between two launches.
 template <typename Op, typename T, int kLoadsInFlight>
-void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds,
+void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds, int fold_block,
                           DeviceScratch& scratch, cudaStream_t stream) {
   T* block_results = scratch.get_as<T>(grid);
   if (rounds == 1)
@@ -374,7 +375,7 @@ void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, i
   CUDA_CHECK_LAUNCH();
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(1);
-  config.blockDim = dim3(unsigned(fold_threads<T>(unsigned(grid), block)));
+  config.blockDim = dim3(unsigned(fold_block));
   config.stream = stream;
   cudaLaunchAttribute dependent[1] = {};
   dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
