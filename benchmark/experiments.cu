@@ -23,11 +23,15 @@
 //     cost, tile sizes, a fold 16 bytes a load, atomic tiles); 14. `folds` (the same in
 //     fastest_kernel's tiles: one or two rounds, folds of 1, 4 or 8 loads in flight); 15.
 //     `tagged` (a fold that reads tagged slots instead of waiting for the whole first grid); 16.
-//     `foldparts` (the fold's time, part by part: launch, wait, loads, tree; and on a cluster).
+//     `foldparts` (the fold's time, part by part: launch, wait, loads, tree; and on a cluster);
+//     17. `keep` (how a tile starts, and where the slots go); 18. `guided` (smaller tiles at the
+//     end of the grid; for ints one atomicAdd a tile); 19. `spread` (the fold over several
+//     blocks, loads that fetch 256 bytes into L2, and fastest entered twice: the noise).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
-// tail|folds|tagged|foldparts] (atomics, loads, inflight, trees and knobs without an argument;
+// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]] (atomics, loads, inflight, trees and
+// knobs without an argument;
 // needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
 #include <cooperative_groups.h>
@@ -1756,7 +1760,7 @@ void keep(std::size_t n, int rounds_of_all) {
   time_against_07("keep", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
-// 17. Smaller tiles at the end (issue 24, fourth session): the tile grid ends with multiprocessors
+// 18. Smaller tiles at the end (issue 24, fourth session): the tile grid ends with multiprocessors
 //     finishing at different times, each with a block of 64 KiB still to read. Here the grid's
 //     last `small` blocks read tiles of kSmallLoads loads a thread (16 or 32 KiB) instead of 4, so
 //     that the end is cut finer; and for ints (exact in any order) one atomicAdd a tile into a
@@ -1846,7 +1850,7 @@ void guided(std::size_t n, int rounds_of_all) {
   time_against_07("guided", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
-// 18. The fold spread over several blocks (issue 24, fourth session): the dependent launch has
+// 19. The fold spread over several blocks (issue 24, fourth session): the dependent launch has
 //     kBlocks blocks that add the slots grid-stride (wide_partial), each stores its share, and
 //     the last to count itself done (fence, atomicInc) adds the shares. If one multiprocessor's
 //     path to L2 is what limits the fold's loads, this shortens them. Also: the lean tiles with
