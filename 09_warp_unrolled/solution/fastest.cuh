@@ -63,8 +63,9 @@ struct Lanes {
 };
 
 // One 16-byte vector, loaded as read once (__ldcs, ld.global.cs: the first to leave L2). The tile
-// path reads every byte of the input once, and so marked, the input leaves L2 before what is read
-// again: the tiles' results, which the fold reads at the end (README.md, "The fold").
+// path reads every byte of the input once, and so marked, the input may leave L2 before what is
+// read again: the tiles' results, which the fold reads at the end. (`ncu` finds those in L2 at the
+// fold; README.md, "The fold", has the measurements.)
 template <typename T>
 __device__ __forceinline__ typename Lanes<T, true>::Vector load_once(const typename Lanes<T, true>::Vector* address) {
   const uint4 bits = __ldcs(reinterpret_cast<const uint4*>(address));
