@@ -26,11 +26,12 @@
 //     `foldparts` (the fold's time, part by part: launch, wait, loads, tree; and on a cluster);
 //     17. `keep` (how a tile starts, and where the slots go); 18. `guided` (smaller tiles at the
 //     end of the grid; for ints one atomicAdd a tile); 19. `spread` (the fold over several
-//     blocks, loads that fetch 256 bytes into L2, and fastest entered twice: the noise).
+//     blocks, loads that fetch 256 bytes into L2, and fastest entered twice: the noise); 20.
+//     `bigstart` (tiles of two or four rounds at the start of the grid: fewer slots).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
-// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]] (atomics, loads, inflight, trees and
+// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]] (atomics, loads, inflight, trees and
 // knobs without an argument;
 // needs a GPU). It prints medians of 20 timed runs after 3
 // warm-ups, with CUDA events, and checks every result.
@@ -1953,15 +1954,93 @@ void spread(std::size_t n, int rounds_of_all) {
   };
   time_against_07("spread", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
+
+// 20. Fewer slots (issue 24, fourth session, after `spread`): the fold's loads take longer the more
+//     slots there are, and a double's tile of 64 KiB is half the elements of an int's, so twice the
+//     slots. Here the grid's first blocks read tiles of kBigRounds rounds of loads (128 or 256 KiB:
+//     a half or a quarter of the slots) and its last `small_waves` waves of blocks tiles of one
+//     round (64 KiB), so that its end is cut as finely as fastest's.
+template <typename T, int kBigRounds>
+__global__ void big_start_tile_kernel(const T* input, unsigned big_blocks, T* slots) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + threadIdx.x;
+  T sum = T(0);
+  if (blockIdx.x < big_blocks) {
+    v += std::size_t(blockIdx.x) * kBigRounds * kInFlight * blockDim.x;
+#pragma unroll
+    for (int round = 0; round < kBigRounds; ++round) {
+      Vector r[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + (round * kInFlight + k) * blockDim.x);
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+        for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+    }
+  } else {
+    v += (std::size_t(big_blocks) * kBigRounds + (blockIdx.x - big_blocks)) * kInFlight * blockDim.x;
+    Vector r[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  }
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) slots[blockIdx.x] = total;
+}
+
+// n a multiple of kBigRounds x 64 KiB; the small tiles fill whole big ones.
+template <typename T, int kBigRounds>
+void big_start_launch(const T* input, std::size_t n, T* result, int small_waves, bool fold, DeviceScratch& scratch,
+                      cudaStream_t s) {
+  const std::size_t tiles = n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count);  // of 64 KiB
+  std::size_t small = std::size_t(small_waves) * 2 * ch08::multiprocessors();
+  small = std::min((small + kBigRounds - 1) / kBigRounds * kBigRounds, tiles);
+  const unsigned big = unsigned((tiles - small) / kBigRounds), blocks = unsigned(big + small);
+  T* slots = scratch.get_as<T>(blocks);
+  big_start_tile_kernel<T, kBigRounds><<<blocks, 1024, 0, s>>>(input, big, slots);
+  CUDA_CHECK_LAUNCH();
+  if (!fold) return;
+  fold_launch(fold_variant_kernel<Sum, T, 4>, one_round_fold_block<T>(blocks), true, s, static_cast<const T*>(slots),
+              blocks, result);
+}
+
+template <typename T>
+void big_start(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"fastest again", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K only", [&](cudaStream_t s) { big_start_launch<T, 1>(in, n, out, 0, true, scratch, s); }},
+      {"128K, end 0", [&](cudaStream_t s) { big_start_launch<T, 2>(in, n, out, 0, true, scratch, s); }},
+      {"128K, end 2 waves", [&](cudaStream_t s) { big_start_launch<T, 2>(in, n, out, 2, true, scratch, s); }},
+      {"256K, end 2 waves", [&](cudaStream_t s) { big_start_launch<T, 4>(in, n, out, 2, true, scratch, s); }},
+      {"256K, end 4 waves", [&](cudaStream_t s) { big_start_launch<T, 4>(in, n, out, 4, true, scratch, s); }},
+      {"64K only, no fold", [&](cudaStream_t s) { big_start_launch<T, 1>(in, n, out, 0, false, scratch, s); }},
+      {"256K end 2, no fold", [&](cudaStream_t s) { big_start_launch<T, 4>(in, n, out, 2, false, scratch, s); }},
+  };
+  time_against_07("bigstart", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
   if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -2005,6 +2084,12 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "bigstart")
+    for (std::size_t log_n = 26; log_n <= 30; ++log_n) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      if (log_n >= 28) big_start<int>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) big_start<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "spread")
     for (std::size_t log_n = 24; log_n <= 30; log_n += log_n >= 28 ? 1 : 2) {
