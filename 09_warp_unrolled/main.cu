@@ -106,9 +106,10 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Allocation and upload; the read ceiling reads the input itself when it is large enough to
-  // stream from DRAM. An input that fits in L2 is copied until the copies do not, and each run
-  // reads the next copy (unless --hot-l2).
+  // Allocation and upload (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when
+  // it goes); the read ceiling reads the input itself when it is large enough to stream from DRAM.
+  // An input that fits in L2 is copied until the copies do not, and each run reads the next copy
+  // (unless --hot-l2).
   const DeviceBuffer<T> input(data);
   ceilings.read = ch09::measure_read_ceiling(input.data(), bytes, device->l2_bytes, options.warmup, options.reps);
   RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
