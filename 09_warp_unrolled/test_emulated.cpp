@@ -183,15 +183,18 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
 
 // Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
 // before the first 16-byte vector).
-// fastest's tile path as launch_fastest_tiles launches it: one block per tile of kRounds rounds of
-// loads (tile_kernel), each storing its result, then fold_kernel, one block of fold_threads.
+// fastest's tile path as launch_fastest_tiles launches it for max and min: one block per tile of
+// kRounds rounds of loads (tile_kernel), each storing its result, then fold_kernel, one block of
+// fold_threads. (Run here on sums, whose totals the emulator checks. A sum on the GPU hands each
+// tile's total to the words instead, with atomics on plain memory, which the emulator does not
+// model: test_warp_unrolled.cu checks that path on the GPU, and test_exact_sum.cpp its arithmetic.)
 template <typename V, int kRounds>
 bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed) {
   using T = Checked<V>;
   using C = ch09::FastestChoice;
   const std::string name = "chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
                            ", tiles of " + std::to_string(kRounds) + " rounds)";
-  const auto kernel = &ch09::tile_kernel<Sum, T, C::kLoadsInFlight, kRounds>;
+  const auto kernel = &ch09::tile_kernel<Sum, T, C::kLoadsInFlight, kRounds, false>;
   const auto fold = &ch09::fold_kernel<Sum, T>;
   for (std::size_t n : kSizes) {
     const std::size_t tile = std::size_t(kRounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
@@ -203,7 +206,7 @@ bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed
     options.same_bits = true;
     options.misalignment = misalignment;
     Passes<V> passes = {{unsigned(grid), unsigned(block), 0,
-                         [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials); }},
+                         [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr); }},
                         {1, unsigned(fold_block), 0, [fold, grid](const emu::PassMemory<V>& m) {
                            fold(m.partials, unsigned(grid), m.result);
                          }}};

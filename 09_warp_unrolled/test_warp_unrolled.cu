@@ -292,6 +292,54 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
     }
 }
 
+// A sum on the tile path adds each tile's result to words kept beside the scratch
+// (ch09::sum_words_for), and its last launch (words_kernel) sets them back to zero for the next
+// call. Here int, float and double sums take turns on one scratch, each at a size that is not a
+// whole tile: a word left over from one call would be added into the next. Then the specials,
+// which the words count apart from the integer: a NaN anywhere gives a NaN, +infinity and
+// -infinity a NaN together and themselves alone.
+template <typename T>
+void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
+  const DeviceBuffer<T> input(data);
+  const auto ref = reference_sum(data.data(), data.size());
+  REQUIRE(ch09::fastest_plan<Sum, T>(data.size()).to_words);
+  const auto launch = [&](T* result) { ch09::launch_fastest<Sum, T>(input.data(), data.size(), result, 0, scratch, 0); };
+  const T first = run_once<T>(launch);
+  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(data.size(), 0)));
+  CHECK(same_bits(first, run_once<T>(launch)));
+}
+
+TEST_CASE("fastest's sums on the tile path leave the words at zero, and keep NaN and infinities", "[chapter09]") {
+  using C = ch09::FastestChoice;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const auto ints = fresh_input<std::int32_t>(C::kTilesFromBytes / 4 + 4321, seed);
+  const auto floats = fresh_input<float>(C::kTilesFromBytes / 4 + 999, seed + 1);
+  const auto doubles = fresh_input<double>(C::kTilesFromBytes / 8 + 77, seed + 2);
+  DeviceScratch scratch;
+  for (int round = 0; round < 3; ++round) {
+    check_tile_sum(doubles, scratch);
+    check_tile_sum(ints, scratch);
+    check_tile_sum(floats, scratch);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  auto specials = doubles;
+  specials[12345] = std::nan("");
+  const auto sum_of = [&](const std::vector<double>& data) {
+    const DeviceBuffer<double> input(data);
+    return run_once<double>(
+        [&](double* result) { ch09::launch_fastest<Sum, double>(input.data(), data.size(), result, 0, scratch, 0); });
+  };
+  CHECK(std::isnan(sum_of(specials)));
+  specials[12345] = inf;
+  CHECK(sum_of(specials) == inf);
+  specials[specials.size() - 1] = -inf;
+  CHECK(std::isnan(sum_of(specials)));
+  specials[12345] = 1.0;
+  CHECK(sum_of(specials) == -inf);
+  check_tile_sum(doubles, scratch);  // and the words at zero after the specials
+}
+
 // Where max and min of doubles turn to tiles, of two rounds of loads
 // (FastestChoice::kTwoRoundTilesFromBytes, 2 GiB; ch09::tile_rounds): sums, and max and min of ints,
 // keep tiles of one round on both sides. The plans there, and the results, at two alignments, the

@@ -50,6 +50,7 @@
 
 #include "07_coarsening/solution/coarsening.cuh"
 #include "08_two_pass/solution/two_pass.cuh"
+#include "09_warp_unrolled/solution/exact_sum.cuh"
 #include "09_warp_unrolled/solution/warp_unrolled.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
@@ -2032,15 +2033,175 @@ void big_start(std::size_t n, int rounds_of_all) {
   };
   time_against_07("bigstart", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
+
+// 21. An order-free finish that is exact (issue 24, fifth session): 07 wins the last microseconds
+//     with atomicAdd, whose order does not matter for ints. Here the 64 KiB tiles end the same way
+//     for every type: ints with one atomicAdd a tile into a result cleared by cudaMemsetAsync;
+//     floats and doubles by adding the tile's result as an integer, in units of the smallest
+//     subnormal, into 64-bit words (exact_sum.cuh: up to three atomicAdds a tile), cleared the same
+//     way, and a dependent launch of one warp rounds the words to T once. Every addition after the
+//     tiles is exact, so the bits do not depend on the order.
+template <typename T, int kStride>
+__global__ void exact_tile_kernel(const T* input, void* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
+  Vector r[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+  T sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x == 0) {
+    if constexpr (std::is_same_v<T, int>) {
+      atomicAdd(static_cast<int*>(out), total);
+    } else {
+      auto* words = static_cast<unsigned long long*>(out);
+      ch09::exact_add(total, [words](int word, long long piece) { atomicAdd(words + word * kStride, (unsigned long long)piece); });
+    }
+  }
+}
+
+// One warp: lane l loads words l, l + 32, l + 64; a ballot finds the lowest and highest nonzero
+// value words; lane 0 rounds them (exact_round). kClean: the warp also zeroes the words, so that
+// the next call needs no memset (the words then belong to this caller, zeroed once when allocated).
+template <typename T, bool kClean, int kStride>
+__global__ void exact_finish_kernel(long long* words, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  using F = ch09::ExactFormat<T>;
+  constexpr int kPerLane = (F::kWords + 31) / 32;
+  __shared__ long long w[kPerLane * 32];
+  const unsigned lane = threadIdx.x;
+  unsigned nonzero[kPerLane];
+#pragma unroll
+  for (int k = 0; k < kPerLane; ++k) {
+    const int i = k * 32 + int(lane);
+    const long long word = i < F::kWords ? __ldcg(words + i * kStride) : 0;
+    w[i] = word;
+    nonzero[k] = __ballot_sync(0xffffffffu, i < F::kValueWords && word != 0);
+  }
+#pragma unroll
+  for (int k = 0; k < kPerLane; ++k)
+    if (kClean && k * 32 + int(lane) < F::kWords) words[(k * 32 + lane) * kStride] = 0;
+  __syncwarp();
+  if (lane != 0) return;
+  T total;
+  if (!ch09::exact_special<T>(w, total)) {
+    int lowest = -1, highest = -1;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k)
+      if (nonzero[k] != 0) {
+        if (lowest < 0) lowest = k * 32 + __ffs(nonzero[k]) - 1;
+        highest = k * 32 + 31 - __clz(nonzero[k]);
+      }
+    total = lowest < 0 ? T(0) : ch09::exact_round<T>(w, lowest, highest);
+  }
+  *result = total;
+}
+
+// n a multiple of 64 KiB. finish: false, the result not written (the tiles alone). clean: words
+// zeroed by the finish (the caller's own, zeroed once), no memset.
+template <typename T, int kStride = 1>
+void exact_launch(const T* input, std::size_t n, T* result, bool finish, bool clean, long long* words, cudaStream_t s) {
+  const unsigned tiles = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
+  if constexpr (std::is_same_v<T, int>) {
+    CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), s));
+    exact_tile_kernel<T, 1><<<tiles, 1024, 0, s>>>(input, result);
+    CUDA_CHECK_LAUNCH();
+  } else {
+    constexpr int kWords = ch09::ExactFormat<T>::kWords;
+    if (!clean) CUDA_CHECK(cudaMemsetAsync(words, 0, kWords * kStride * sizeof(long long), s));
+    exact_tile_kernel<T, kStride><<<tiles, 1024, 0, s>>>(input, words);
+    CUDA_CHECK_LAUNCH();
+    if (!finish) {
+      if (clean) CUDA_CHECK(cudaMemsetAsync(words, 0, kWords * kStride * sizeof(long long), s));  // keep them zero
+      return;
+    }
+    if (clean) fold_launch(exact_finish_kernel<T, true, kStride>, 32, true, s, words, result);
+    else fold_launch(exact_finish_kernel<T, false, kStride>, 32, true, s, words, result);
+  }
+}
+
+template <typename T>
+void exact(std::size_t n, int rounds_of_all) {
+  if (n % (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count) != 0) return;  // whole tiles only
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<long long> words(std::vector<long long>(96, 0)), cleared(96 * 32);  // zeroed once; by each memset
+  DeviceBuffer<long long> spread16(std::vector<long long>(96 * 16, 0)), spread4(std::vector<long long>(96 * 4, 0));
+  long long* w = words.data();
+  long long* w16 = spread16.data();
+  long long* w4 = spread4.data();
+  long long* c = cleared.data();
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"fastest again", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K tiles, fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, true, scratch, s); }},
+      {"64K tiles, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
+      {"exact", [&](cudaStream_t s) { exact_launch<T>(in, n, out, true, false, c, s); }},
+  };
+  if constexpr (!std::is_same_v<T, int>) {
+    kernels.push_back({"exact, self-clean", [&](cudaStream_t s) { exact_launch<T>(in, n, out, true, true, w, s); }});
+    kernels.push_back({"exact, no finish", [&](cudaStream_t s) { exact_launch<T>(in, n, out, false, false, c, s); }});
+    kernels.push_back({"clean, words 32 B apart", [&](cudaStream_t s) { exact_launch<T, 4>(in, n, out, true, true, w4, s); }});
+    kernels.push_back({"clean, words 128 B apart", [&](cudaStream_t s) { exact_launch<T, 16>(in, n, out, true, true, w16, s); }});
+    kernels.push_back({"no finish, 128 B apart", [&](cudaStream_t s) { exact_launch<T, 16>(in, n, out, false, false, c, s); }});
+  }
+  time_against_07("exact", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
+// The same, with the words at other addresses (one buffer of 64 MiB, the words at offsets in it):
+// whether where the atomics land changes their cost.
+template <typename T>
+void exact_where(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<long long> words(std::vector<long long>(std::size_t(8) << 20, 0));  // 64 MiB, zeroed once
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K tiles, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
+  };
+  for (std::size_t offset : {std::size_t(0), std::size_t(1) << 10, std::size_t(1) << 13, std::size_t(1) << 17,
+                              std::size_t(1) << 20, std::size_t(5) << 20, (std::size_t(7) << 20) + 4096}) {
+    long long* w = words.data() + offset;  // offset words: 8 KiB to 56 MiB
+    kernels.push_back({"clean at " + std::to_string(offset * 8 >> 10) + " KiB",
+                       [=](cudaStream_t s) { exact_launch<T>(in, n, out, true, true, w, s); }});
+    if constexpr (std::is_same_v<T, int>) {
+      kernels.back().second = [=](cudaStream_t s) {
+        CUDA_CHECK(cudaMemsetAsync(w, 0, sizeof(int), s));
+        exact_tile_kernel<T, 1><<<unsigned(n / 16384), 1024, 0, s>>>(in, w);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaMemcpyAsync(out, w, sizeof(int), cudaMemcpyDeviceToDevice, s));
+      };
+    }
+  }
+  time_against_07("exactwhere", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
   if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -2084,6 +2245,19 @@ int main(int argc, char** argv) {
       versus07<int>(std::size_t(1) << log_n, 7);
       versus07<float>(std::size_t(1) << log_n, 7);
       if (log_n <= 29) versus07<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "exactwhere")
+    for (std::size_t log_n : {26, 28}) {
+      exact_where<int>(std::size_t(1) << log_n, 7);
+      exact_where<float>(std::size_t(1) << log_n, 7);
+      exact_where<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "exact")
+    for (std::size_t log_n = 24; log_n <= 30; ++log_n) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      exact<int>(std::size_t(1) << log_n, 7);
+      exact<float>(std::size_t(1) << log_n, 7);
+      if (log_n <= 29) exact<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "bigstart")
     for (std::size_t log_n = 26; log_n <= 30; ++log_n) {

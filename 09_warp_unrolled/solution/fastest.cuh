@@ -19,15 +19,21 @@
 //    whole grid (the layout CUB uses).
 //  - waves (run time): the grid is this many times the resident blocks.
 //
-// Large n, the tile path (tile_kernel, fold_kernel): one block per tile of one round of loads
-// (1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the hardware hands the
-// next tile to whichever multiprocessor is free, as in chapter 07; each block only stores its
-// result, and a second launch of one block (fold_kernel) adds them in a fixed order, 16 bytes a
-// load: the same bits on every run, with no fence and no counter in the many blocks. The tiles
-// read the input as read once (load_once), so that L2 keeps their results for the fold. (Max and
-// min of doubles take tiles of two rounds, from 2 GiB: fastest_choice.cuh.) On Hopper the second
-// launch is a programmatic dependent launch: set up while the first runs, it waits in the kernel
-// for the first to finish instead of being launched after it.
+// Large n, the tile path (tile_kernel, then words_kernel or fold_kernel): one block per tile of
+// one round of loads (1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
+// hardware hands the next tile to whichever multiprocessor is free, as in chapter 07. No fence and
+// no counter in the many blocks, and the same bits on every run:
+//  - a sum: each block adds its tile's total to a few integer words with atomicAdd, as 07 adds to
+//    its result. Integers add exactly, in any order, and a float or double is an integer times a
+//    power of two (exact_sum.cuh), so the words come out the same whichever tile lands first; a
+//    second launch of one warp (words_kernel) rounds them to T once and zeroes them for the next
+//    call. (The words go with the scratch the caller passes: sum_words_for.)
+//  - max and min: each block stores its total in its slot, and a second launch of one block
+//    (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take tiles
+//    of two rounds, from 2 GiB: fastest_choice.cuh.)
+// The tiles read the input as read once (load_once), so that L2 keeps what is read again. On
+// Hopper the second launch is a programmatic dependent launch: set up while the first runs, it
+// waits in the kernel for the first to finish instead of being launched after it.
 //
 // Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
 #pragma once
@@ -41,10 +47,12 @@
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 
 #include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
+#include "exact_sum.cuh"
 #include "shuffle.cuh"
 
 namespace ch09 {
@@ -210,17 +218,17 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 }
 
 // The tile path's first launch: block b adds tile b, kRounds rounds of kLoadsInFlight 16-byte loads
-// by each of its threads (64 KiB a round in 1024 threads), and stores the tile's result in its
-// slot. Every tile but the last is whole, and starts on a 64 KiB boundary of the vectors. A whole
+// by each of its threads (64 KiB a round in 1024 threads), and hands the tile's result on: with
+// kToWords (a sum) into the sum's words (add_to_words), else into its slot for fold_kernel. Every tile but the last is whole, and starts on a 64 KiB boundary of the vectors. A whole
 // tile is read the short way: its loads at fixed offsets, no bounds to test, no loop. The first
 // block (which also adds the head and the tail) and a last, short tile go through wide_partial.
 // The short way runs under half the instructions (ncu, 2^24 ints on an H100: 2.5 million against
 // 5.3 million), and a tile's loads leave that much sooner after it starts. The input is read
 // once, so its loads are marked so (load_once).
-template <typename Op, typename T, int kLoadsInFlight, int kRounds>
-__global__ void tile_kernel(const T* input, std::size_t n, T* tile_results) {
+template <typename Op, typename T, int kLoadsInFlight, int kRounds, bool kToWords>
+__global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long long* sum_words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The fold, a launch set up to wait for this one, may start now; it waits in the kernel until
+  // The second launch, set up to wait for this one, may start now; it waits in the kernel until
   // this grid has finished. Without such a launch, this does nothing.
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
@@ -231,7 +239,8 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results) {
   // HINT:   kLoadsInFlight loads with load_once at vector + (round * kLoadsInFlight + k) * blockDim.x,
   // HINT:   issued before any is added;
   // HINT: - otherwise wide_partial, chunked, read once, with the tile as its `tile`;
-  // HINT: - then block_reduce; thread 0 stores the total in tile_results[blockIdx.x].
+  // HINT: - then block_reduce; thread 0 hands the total on: add_to_words(total, sum_words) with
+  // HINT:   kToWords, else a store in tile_results[blockIdx.x].
   using Vector = typename Lanes<T, true>::Vector;
   constexpr int kCount = Lanes<T, true>::count;
   const std::size_t tile = std::size_t(kRounds) * kLoadsInFlight * blockDim.x;
@@ -256,7 +265,10 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results) {
     partial = wide_partial<Op, T, true, kLoadsInFlight, true, true>(input, n, tile);
   }
   const T total = block_reduce<Op>(partial);
-  if (threadIdx.x == 0) tile_results[blockIdx.x] = total;
+  if (threadIdx.x == 0) {
+    if constexpr (kToWords) add_to_words(total, sum_words);
+    else tile_results[blockIdx.x] = total;
+  }
   // END EXERCISE
 }
 
@@ -290,28 +302,50 @@ __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
   // END EXERCISE
 }
 
+// Whether the tile path finishes Op through the words (a sum) rather than slots and a fold.
+template <typename Op>
+constexpr bool tiles_to_words() {
+  return std::is_same_v<Op, reduction::Sum>;
+}
+
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
-// The one-pass grid's block counter. It must read zero when a launch starts, and the launch's last
-// block leaves it at zero, so it needs no memset per call. Where it lives decides what may run at
-// once. This chapter first had one __device__ counter for the whole program: two reductions on
-// concurrent streams then counted each other's blocks, and one finished early or never. Now each
-// scratch allocation has its own counter, which the launcher keeps beside it (keyed by the
-// scratch's device address), zeroed once, on the caller's stream, when that address is first
-// seen. The block results already live in the scratch, so the rule for callers is the one CUB
-// states for its temporary storage: calls that may run at the same time must not share one
-// DeviceScratch. Calls with different scratch run together safely, on any streams and host
-// threads. (Inside the scratch itself the counter would not survive: the other launchers that
-// are handed the same scratch in turn, cub among them, write over its first bytes.)
-inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t stream) {
+// What the launchers keep beside each scratch allocation: the one-pass grid's block counter and
+// the tile path's sum words. Both must read zero when a launch starts, and each launch leaves them
+// at zero (the counter's last block, the sum's words_kernel), so they need no memset per call.
+// Where they live decides what may run at once. This chapter first had one __device__ counter for
+// the whole program: two reductions on concurrent streams then counted each other's blocks, and
+// one finished early or never. Now each scratch allocation has its own, which the launcher keeps
+// beside it (keyed by the scratch's device address), zeroed once, on the caller's stream, when
+// that address is first seen. The block results already live in the scratch, so the rule for
+// callers is the one CUB states for its temporary storage: calls that may run at the same time
+// must not share one DeviceScratch. Calls with different scratch run together safely, on any
+// streams and host threads. (Inside the scratch itself they would not survive: the other launchers
+// that are handed the same scratch in turn, cub among them, write over its first bytes.)
+struct KeptBeside {
+  unsigned int* blocks_done;  // the one-pass grid's counter
+  long long* sum_words;       // the tile path's sum words, kSumWords of them
+};
+
+inline KeptBeside kept_beside(const void* scratch_memory, cudaStream_t stream) {
   static std::mutex mutex;
-  static std::unordered_map<const void*, unsigned int*> counters;
+  static std::unordered_map<const void*, KeptBeside> kept;
   const std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = counters.find(scratch_memory); it != counters.end()) return it->second;
-  unsigned int* counter = nullptr;
-  CUDA_CHECK(cudaMalloc(&counter, sizeof(unsigned int)));
-  CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int), stream));  // before this call's kernel
-  counters.emplace(scratch_memory, counter);
-  return counter;
+  if (auto it = kept.find(scratch_memory); it != kept.end()) return it->second;
+  constexpr std::size_t kBytes = sizeof(long long) * (1 + kSumWords);
+  long long* memory = nullptr;
+  CUDA_CHECK(cudaMalloc(&memory, kBytes));
+  CUDA_CHECK(cudaMemsetAsync(memory, 0, kBytes, stream));  // before this call's kernel
+  const KeptBeside beside{reinterpret_cast<unsigned int*>(memory), memory + 1};
+  kept.emplace(scratch_memory, beside);
+  return beside;
+}
+
+inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t stream) {
+  return kept_beside(scratch_memory, stream).blocks_done;
+}
+
+inline long long* sum_words_for(const void* scratch_memory, cudaStream_t stream) {
+  return kept_beside(scratch_memory, stream).sum_words;
 }
 
 // Whether the current device takes programmatic dependent launches (compute capability 9.0, Hopper,
@@ -358,33 +392,40 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
 }
 
 // The tile path: `grid` blocks of `block` threads, one per tile of `rounds` rounds of loads
-// (tile_kernel), each storing its result; then fold_kernel, one block of `fold_block` threads
-// (the plan's fold_threads, which the error bound counts too), over those results. Where the
-// device takes it, fold_kernel is a programmatic dependent launch: the driver sets it up while the
-// tiles run, and the kernel waits for them (cudaGridDependencySynchronize), which saves the gap
-// between two launches.
+// (tile_kernel). A sum: each tile adds its result to the sum's words, then words_kernel, one warp,
+// rounds them. Max and min: each tile stores its result in its slot, then fold_kernel, one block of
+// `fold_block` threads (the plan's fold_threads, which the error bound counts too), adds them.
+// Where the device takes it, the second launch is a programmatic dependent launch: the driver sets
+// it up while the tiles run, and the kernel waits for them (cudaGridDependencySynchronize), which
+// saves the gap between two launches.
 template <typename Op, typename T, int kLoadsInFlight>
 void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds, int fold_block,
                           DeviceScratch& scratch, cudaStream_t stream) {
-  T* block_results = scratch.get_as<T>(grid);
+  constexpr bool kToWords = tiles_to_words<Op>();
+  // A sum needs no slots, but its words go with the scratch, and its address is their key.
+  T* block_results = scratch.get_as<T>(kToWords ? 1 : grid);
+  long long* sum_words = kToWords ? sum_words_for(block_results, stream) : nullptr;
   if (rounds == 1)
-    tile_kernel<Op, T, kLoadsInFlight, 1><<<grid, block, 0, stream>>>(input, n, block_results);
+    tile_kernel<Op, T, kLoadsInFlight, 1, kToWords><<<grid, block, 0, stream>>>(input, n, block_results, sum_words);
   else if (rounds == 2)
-    tile_kernel<Op, T, kLoadsInFlight, 2><<<grid, block, 0, stream>>>(input, n, block_results);
+    tile_kernel<Op, T, kLoadsInFlight, 2, kToWords><<<grid, block, 0, stream>>>(input, n, block_results, sum_words);
   else
     throw std::invalid_argument("launch_fastest_tiles: tiles of 1 or 2 rounds");
   CUDA_CHECK_LAUNCH();
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(1);
-  config.blockDim = dim3(unsigned(fold_block));
+  config.blockDim = dim3(unsigned(kToWords ? 32 : fold_block));
   config.stream = stream;
   cudaLaunchAttribute dependent[1] = {};
   dependent[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   dependent[0].val.programmaticStreamSerializationAllowed = 1;
   config.attrs = dependent;
   config.numAttrs = dependent_launch_supported() ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, fold_kernel<Op, T>, static_cast<const T*>(block_results), unsigned(grid),
-                                result));
+  if constexpr (kToWords)
+    CUDA_CHECK(cudaLaunchKernelEx(&config, words_kernel<T>, sum_words, result));
+  else
+    CUDA_CHECK(cudaLaunchKernelEx(&config, fold_kernel<Op, T>, static_cast<const T*>(block_results), unsigned(grid),
+                                  result));
 }
 
 // Any configuration of the knobs, the grid from `waves` (`experiments knobs` and the tests).
@@ -405,6 +446,13 @@ std::size_t grid_path_depth(std::size_t n, int block, int grid, int fold_block =
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
   return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
          ch08::grid_stride_additions(grid, fold_block ? fold_block : block, kShuffleTree) + slack;
+}
+
+// The tile path of a sum: the tiles as above, then their results added exactly and rounded once.
+template <typename T>
+std::size_t tile_words_depth(std::size_t n, int block, int grid) {
+  constexpr std::size_t slack = 2 * Lanes<T, true>::count + 2;
+  return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack + 1;
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>

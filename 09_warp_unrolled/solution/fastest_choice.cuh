@@ -74,8 +74,9 @@ struct FastestPlan {
   int block = 0;
   int grid = 0;
   bool tiles = false;
-  int rounds = 0;      // the tile path: rounds of loads in a tile
-  int fold_block = 0;  // the tile path: the fold's threads (fold_threads)
+  int rounds = 0;         // the tile path: rounds of loads in a tile
+  bool to_words = false;  // the tile path: a sum, finished through the words (tiles_to_words)
+  int fold_block = 0;     // the tile path of max and min: the fold's threads (fold_threads)
 };
 
 // Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
@@ -110,7 +111,8 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
     const int grid = int((n + rounds * round - 1) / (rounds * round));
-    return {false, C::kBlock, grid, true, rounds, fold_threads<T>(unsigned(grid), C::kBlock)};
+    if (tiles_to_words<Op>()) return {false, C::kBlock, grid, true, rounds, true, 0};
+    return {false, C::kBlock, grid, true, rounds, false, fold_threads<T>(unsigned(grid), C::kBlock)};
   }
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};

@@ -243,6 +243,7 @@ std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
   if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
+  if (plan.to_words) return tile_words_depth<T>(n, plan.block, plan.grid);
   return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid, plan.fold_block);
 }
 
