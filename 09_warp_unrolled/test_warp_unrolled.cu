@@ -303,7 +303,9 @@ void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
   const DeviceBuffer<T> input(data);
   const auto ref = reference_sum(data.data(), data.size());
   REQUIRE(ch09::fastest_plan<Sum, T>(data.size()).to_words);
-  const auto launch = [&](T* result) { ch09::launch_fastest<Sum, T>(input.data(), data.size(), result, 0, scratch, 0); };
+  const auto launch = [&](T* result) {
+    ch09::launch_fastest<Sum, T>(input.data(), data.size(), result, 0, scratch, 0);
+  };
   const T first = run_once<T>(launch);
   CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(data.size(), 0)));
   CHECK(same_bits(first, run_once<T>(launch)));

@@ -219,7 +219,8 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 
 // The tile path's first launch: block b adds tile b, kRounds rounds of kLoadsInFlight 16-byte loads
 // by each of its threads (64 KiB a round in 1024 threads), and hands the tile's result on: with
-// kToWords (a sum) into the sum's words (add_to_words), else into its slot for fold_kernel. Every tile but the last is whole, and starts on a 64 KiB boundary of the vectors. A whole
+// kToWords (a sum) into the sum's words (add_to_words), else into its slot for fold_kernel. Every
+// tile but the last is whole, and starts on a 64 KiB boundary of the vectors. A whole
 // tile is read the short way: its loads at fixed offsets, no bounds to test, no loop. The first
 // block (which also adds the head and the tail) and a last, short tile go through wide_partial.
 // The short way runs under half the instructions (ncu, 2^24 ints on an H100: 2.5 million against
