@@ -27,14 +27,15 @@
 //     17. `keep` (how a tile starts, and where the slots go); 18. `guided` (smaller tiles at the
 //     end of the grid; for ints one atomicAdd a tile); 19. `spread` (the fold over several
 //     blocks, loads that fetch 256 bytes into L2, and fastest entered twice: the noise); 20.
-//     `bigstart` (tiles of two or four rounds at the start of the grid: fewer slots).
+//     `bigstart` (tiles of two or four rounds at the start of the grid: fewer slots); 21. `exact`
+//     (sums that end each tile with atomicAdds of exact integers, exact_sum.cuh: what fastest now
+//     does) and `exactwhere` (the same with its words at other addresses).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
-// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]] (atomics, loads, inflight, trees and
-// knobs without an argument;
-// needs a GPU). It prints medians of 20 timed runs after 3
-// warm-ups, with CUDA events, and checks every result.
+// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere] (atomics,
+// loads, inflight, trees and knobs without an argument; needs a GPU). It prints medians of 20 timed
+// runs after 3 warm-ups, with CUDA events, and checks every result.
 #include <cooperative_groups.h>
 #include <cuda/atomic>
 
@@ -2201,7 +2202,7 @@ int main(int argc, char** argv) {
   const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
   if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
                     only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]]\n");
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
