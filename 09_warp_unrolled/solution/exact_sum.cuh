@@ -1,12 +1,12 @@
 // Chapter 09, step 5: how fastest's tile path finishes a sum, the same bits on every run without a
-// fold in a fixed order. Integers add exactly, so a
-// sum of integers is the same in any order; that is why 07's atomicAdd gives every int sum the same
-// bits. Floating-point additions round, and the rounding depends on the order. But every float or
-// double is an integer times a power of two: a double is M x 2^(e - 1074) with M below 2^53 and e
-// from 0 to 2045 (e = 0 for subnormals). Written in units of 2^-1074, the smallest subnormal, it is
-// the integer M x 2^e: at most 2098 bits. So the tiles' results can be added as integers, exactly,
-// in whatever order they arrive, and the total rounded to a double once, at the end: the same bits
-// on every run, and the sum correctly rounded from the tiles' results.
+// fold in a fixed order. Integers add exactly, so a sum of integers is the same in any order; that
+// is why 07's atomicAdd gives every int sum the same bits. Floating-point additions round, and the
+// rounding depends on the order. But every float or double is an integer times a power of two: a
+// double is M x 2^(e - 1074) with M below 2^53 and e from 0 to 2045 (e = 0 for subnormals). Written
+// in units of 2^-1074, the smallest subnormal, it is the integer M x 2^e: at most 2098 bits. So the
+// tiles' results can be added as integers, exactly, in whatever order they arrive, and the total
+// rounded to a double once, at the end: the same bits on every run, and the sum of the tiles'
+// results correctly rounded.
 //
 // The integer is kept in 64-bit words that each stand for 32 bits of it (word i for bits
 // 32i .. 32i + 31): a tile's M x 2^e touches at most three words (53 bits shifted by up to 31), and
@@ -16,10 +16,11 @@
 // the top one a value can reach leave room for 2^31 tiles' carries and for the sign. Three more
 // words count the tiles whose result is a NaN, +infinity or -infinity, which have no integer.
 //
-// At the end one thread (exact_total) moves the carries up from word to word, only over the words a
-// value reached, and rounds the integer to T once: the top 64 bits, with a last bit set when any bit
-// below them is set (so ties and halfway cases round as the exact value would), converted with the
-// hardware's round-to-nearest, then scaled by a power of two, which is exact.
+// At the end one thread (exact_round, in words_kernel's warp) moves the carries up from word to
+// word, only over the words a value reached, and rounds the integer to T once: the top 64 bits, with
+// a last bit set when any bit below them is set (so ties and halfway cases round as the exact value
+// would), converted with the hardware's round-to-nearest, then scaled by a power of two, which is
+// exact. test_exact_sum.cpp checks all of it on the CPU.
 #pragma once
 
 #include <cmath>
