@@ -72,9 +72,12 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
     return "the tile path: " + std::to_string((n + tile - 1) / tile) + " blocks of " + std::to_string(C::kBlock) +
            " threads, one per tile of " + std::to_string(tile * sizeof(T) >> 10) + " KiB (" + std::to_string(rounds) +
            (rounds == 1 ? " round" : " rounds") + " of loads),\n           " +
-           (tiles_to_words<Op>()
-                ? "each adding its result to integer words with atomicAdd (exact in any order); a second\n"
-                  "           launch of one warp turns them into the result (a float or double rounded once)"
+           (tiles_to_words<Op, T>()
+                ? (std::is_integral_v<T>
+                       ? "each adding its result to one word with atomicAdd (exact in any order); a second\n"
+                         "           launch of one warp copies it to the result"
+                       : "each adding its result to integer words with atomicAdd (exact in any order); a second\n"
+                         "           launch of one warp rounds them once")
                 : "each storing its result; a second launch of one block adds them in order") +
            "\n           (on Hopper and later, set up while the first runs)";
   }

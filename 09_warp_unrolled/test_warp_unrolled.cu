@@ -292,26 +292,44 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
     }
 }
 
-// A sum on the tile path adds each tile's result to words kept beside the scratch
-// (ch09::sum_words_for), and its last launch (words_kernel) sets them back to zero for the next
-// call. Here int, float and double sums take turns on one scratch, each at a size that is not a
-// whole tile: a word left over from one call would be added into the next. Then the specials,
-// which the words count apart from the integer: a NaN anywhere gives a NaN, +infinity and
-// -infinity a NaN together and themselves alone.
+// The tile path's words (ch09::sum_words_for): an int sum's tiles add their results to a word kept
+// beside the scratch, and the last launch (words_kernel) sets it back to zero for the next call.
+// fastest takes them for int sums; for float and double sums the same launcher takes them with
+// kToWords, the knob FastestChoice::kExactFloatSums leaves off (exact integers in a few words,
+// exact_sum.cuh), and this test runs that too, so that the measured alternative stays correct.
+// int, float and double sums take turns on one scratch, at sizes that are not whole tiles: a word
+// left over from one call would be added into the next. Then the specials, which the words count
+// apart from the integer: a NaN anywhere gives a NaN, +infinity and -infinity a NaN together and
+// themselves alone.
+template <typename T, bool kToWords>
+T tile_sum(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scratch) {
+  using C = ch09::FastestChoice;
+  const auto plan = ch09::fastest_plan<Sum, T>(n);
+  REQUIRE(plan.tiles);
+  return run_once<T>([&](T* result) {
+    ch09::launch_fastest_tiles<Sum, T, C::kLoadsInFlight, kToWords>(input.data(), n, result, plan.block, plan.grid,
+                                                                     plan.rounds, plan.fold_block, scratch, 0);
+  });
+}
+
 template <typename T>
 void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
   const DeviceBuffer<T> input(data);
-  const auto ref = reference_sum(data.data(), data.size());
-  REQUIRE(ch09::fastest_plan<Sum, T>(data.size()).to_words);
-  const auto launch = [&](T* result) {
-    ch09::launch_fastest<Sum, T>(input.data(), data.size(), result, 0, scratch, 0);
-  };
+  const std::size_t n = data.size();
+  const auto ref = reference_sum(data.data(), n);
+  const auto launch = [&](T* result) { ch09::launch_fastest<Sum, T>(input.data(), n, result, 0, scratch, 0); };
   const T first = run_once<T>(launch);
-  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(data.size(), 0)));
+  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(n, 0)));
   CHECK(same_bits(first, run_once<T>(launch)));
+  if constexpr (!std::is_integral_v<T>) {  // the words for a float or double sum
+    const auto plan = ch09::fastest_plan<Sum, T>(n);
+    const T words = tile_sum<T, true>(input, n, scratch);
+    CHECK_MATCHES(words, ref, tolerance(ref, ch09::tile_words_depth<T>(n, plan.block, plan.grid)));
+    CHECK(same_bits(words, tile_sum<T, true>(input, n, scratch)));
+  }
 }
 
-TEST_CASE("fastest's sums on the tile path leave the words at zero, and keep NaN and infinities", "[chapter09]") {
+TEST_CASE("fastest's tile path: the sum words back at zero after every call, NaN and infinities", "[chapter09]") {
   using C = ch09::FastestChoice;
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
@@ -326,19 +344,19 @@ TEST_CASE("fastest's sums on the tile path leave the words at zero, and keep NaN
   }
   const double inf = std::numeric_limits<double>::infinity();
   auto specials = doubles;
-  specials[12345] = std::nan("");
-  const auto sum_of = [&](const std::vector<double>& data) {
+  const auto both_ways = [&](const std::vector<double>& data, auto&& expect) {
     const DeviceBuffer<double> input(data);
-    return run_once<double>(
-        [&](double* result) { ch09::launch_fastest<Sum, double>(input.data(), data.size(), result, 0, scratch, 0); });
+    expect(tile_sum<double, false>(input, data.size(), scratch));  // the fold
+    expect(tile_sum<double, true>(input, data.size(), scratch));   // the words
   };
-  CHECK(std::isnan(sum_of(specials)));
+  specials[12345] = std::nan("");
+  both_ways(specials, [](double x) { CHECK(std::isnan(x)); });
   specials[12345] = inf;
-  CHECK(sum_of(specials) == inf);
+  both_ways(specials, [&](double x) { CHECK(x == inf); });
   specials[specials.size() - 1] = -inf;
-  CHECK(std::isnan(sum_of(specials)));
+  both_ways(specials, [](double x) { CHECK(std::isnan(x)); });
   specials[12345] = 1.0;
-  CHECK(sum_of(specials) == -inf);
+  both_ways(specials, [&](double x) { CHECK(x == -inf); });
   check_tile_sum(doubles, scratch);  // and the words at zero after the specials
 }
 

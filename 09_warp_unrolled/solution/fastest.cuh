@@ -23,14 +23,15 @@
 // one round of loads (1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
 // hardware hands the next tile to whichever multiprocessor is free, as in chapter 07. No fence and
 // no counter in the many blocks, and the same bits on every run:
-//  - a sum: each block adds its tile's total to a few integer words with atomicAdd, as 07 adds to
-//    its result. Integers add exactly, in any order, and a float or double is an integer times a
-//    power of two (exact_sum.cuh), so the words come out the same whichever tile lands first; a
-//    second launch of one warp (words_kernel) rounds them to T once and zeroes them for the next
-//    call. (The words go with the scratch the caller passes: sum_words_for.)
-//  - max and min: each block stores its total in its slot, and a second launch of one block
-//    (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take tiles
-//    of two rounds, from 2 GiB: fastest_choice.cuh.)
+//  - an int sum: each block adds its tile's total to a word with atomicAdd, as 07 adds to its
+//    result; integers add exactly, in any order. A second launch of one warp (words_kernel) copies
+//    the word to the result and zeroes it for the next call. (The word goes with the scratch the
+//    caller passes: sum_words_for.) A float or double is an integer times a power of two, so its
+//    sum can take the same way, in a few words (exact_sum.cuh), with the same bits on every run;
+//    measured, it lost to cub on some H200s, so fastest does not take it (FastestChoice).
+//  - every other reduction: each block stores its total in its slot, and a second launch of one
+//    block (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take
+//    tiles of two rounds, from 2 GiB: fastest_choice.cuh.)
 // The tiles read the input as read once (load_once), so that L2 keeps what is read again. On
 // Hopper the second launch is a programmatic dependent launch: set up while the first runs, it
 // waits in the kernel for the first to finish instead of being launched after it.
@@ -303,12 +304,6 @@ __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
   // END EXERCISE
 }
 
-// Whether the tile path finishes Op through the words (a sum) rather than slots and a fold.
-template <typename Op>
-constexpr bool tiles_to_words() {
-  return std::is_same_v<Op, reduction::Sum>;
-}
-
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // What the launchers keep beside each scratch allocation: the one-pass grid's block counter and
 // the tile path's sum words. Both must read zero when a launch starts, and each launch leaves them
@@ -393,16 +388,17 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
 }
 
 // The tile path: `grid` blocks of `block` threads, one per tile of `rounds` rounds of loads
-// (tile_kernel). A sum: each tile adds its result to the sum's words, then words_kernel, one warp,
-// rounds them. Max and min: each tile stores its result in its slot, then fold_kernel, one block of
-// `fold_block` threads (the plan's fold_threads, which the error bound counts too), adds them.
+// (tile_kernel). kToWords (a sum; FastestChoice says which types): each tile adds its result to the
+// sum's words, then words_kernel, one warp, turns them into the result. Otherwise each tile stores
+// its result in its slot, then fold_kernel, one block of `fold_block` threads (the plan's
+// fold_threads, which the error bound counts too), adds them.
 // Where the device takes it, the second launch is a programmatic dependent launch: the driver sets
 // it up while the tiles run, and the kernel waits for them (cudaGridDependencySynchronize), which
 // saves the gap between two launches.
-template <typename Op, typename T, int kLoadsInFlight>
+template <typename Op, typename T, int kLoadsInFlight, bool kToWords>
 void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds, int fold_block,
                           DeviceScratch& scratch, cudaStream_t stream) {
-  constexpr bool kToWords = tiles_to_words<Op>();
+  static_assert(!kToWords || std::is_same_v<Op, reduction::Sum>, "the words add; max and min take the fold");
   // A sum needs no slots, but its words go with the scratch, and its address is their key.
   T* block_results = scratch.get_as<T>(kToWords ? 1 : grid);
   long long* sum_words = kToWords ? sum_words_for(block_results, stream) : nullptr;

@@ -60,6 +60,15 @@ struct FastestChoice {
   // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow
   // was not measured with ncu; the kernels differ only in the operator, whose tree at the end of
   // every tile is a 64-bit compare and two selects a step where a sum has one addition.
+  // The tile path's sums of ints end with one atomicAdd a tile into a word kept beside the scratch
+  // (exact in any order; fastest.cuh), instead of slots and the fold: `experiments versus07` had
+  // them 0.4 to 1.8 % ahead of 07's best from 2^24 on an H100 and 0.5 to 7 % on an H200, where
+  // with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats and doubles could end the
+  // same way, as exact integers in a few words (exact_sum.cuh, `experiments exact`): level with or
+  // ahead of the fold on two H100s and four H200s, but on two other H200s (1653724059370,
+  // 1654024074166) the 64-bit atomics at the end of every tile cost 1 to 2.5 % and put double sums
+  // 0.8 % behind cub at 2^29, where the fold stays ahead of it. So they keep the fold.
+  static constexpr bool kExactFloatSums = false;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
@@ -75,9 +84,16 @@ struct FastestPlan {
   int grid = 0;
   bool tiles = false;
   int rounds = 0;         // the tile path: rounds of loads in a tile
-  bool to_words = false;  // the tile path: a sum, finished through the words (tiles_to_words)
+  bool to_words = false;  // the tile path: a sum finished through the words (tiles_to_words)
   int fold_block = 0;     // the tile path of max and min: the fold's threads (fold_threads)
 };
+
+// Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and
+// float and double sums only with kExactFloatSums.
+template <typename Op, typename T>
+constexpr bool tiles_to_words() {
+  return std::is_same_v<Op, reduction::Sum> && (std::is_integral_v<T> || FastestChoice::kExactFloatSums);
+}
 
 // Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
 // of 4-byte elements (FastestChoice, on max and min of doubles).
@@ -111,7 +127,7 @@ FastestPlan fastest_grid_plan(std::size_t n) {
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
   if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
     const int grid = int((n + rounds * round - 1) / (rounds * round));
-    if (tiles_to_words<Op>()) return {false, C::kBlock, grid, true, rounds, true, 0};
+    if (tiles_to_words<Op, T>()) return {false, C::kBlock, grid, true, rounds, true, 0};
     return {false, C::kBlock, grid, true, rounds, false, fold_threads<T>(unsigned(grid), C::kBlock)};
   }
   const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);

@@ -230,8 +230,9 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
   }
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
   if (plan.tiles)
-    launch_fastest_tiles<Op, T, C::kLoadsInFlight>(input, n, result, plan.block, plan.grid, plan.rounds,
-                                                   plan.fold_block, scratch, stream);
+    launch_fastest_tiles<Op, T, C::kLoadsInFlight, tiles_to_words<Op, T>()>(input, n, result, plan.block, plan.grid,
+                                                                            plan.rounds, plan.fold_block, scratch,
+                                                                            stream);
   else
     launch_fastest_grid<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(input, n, result, plan.block,
                                                                                       plan.grid, scratch, stream);
