@@ -62,8 +62,8 @@ struct FastestChoice {
   // every tile is a 64-bit compare and two selects a step where a sum has one addition.
   // The tile path's sums of ints end with one atomicAdd a tile into a word kept beside the scratch
   // (exact in any order; fastest.cuh), instead of slots and the fold: `experiments versus07` had
-  // them 0.4 to 1.8 % ahead of 07's best from 2^24 on an H100 and 0.5 to 7 % on an H200, where
-  // with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats and doubles could end the
+  // them 0.5 to 2.6 % ahead of 07's best from 2^24 on an H100 (1753024031003) and 0.5 to 7 % on an
+  // H200 (1652826070508), where with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats and doubles could end the
   // same way, as exact integers in a few words (exact_sum.cuh, `experiments exact`): level with or
   // ahead of the fold on two H100s and four H200s, but on two other H200s (1653724059370,
   // 1654024074166) the 64-bit atomics at the end of every tile cost 1 to 2.5 % and put double sums
@@ -85,7 +85,7 @@ struct FastestPlan {
   bool tiles = false;
   int rounds = 0;         // the tile path: rounds of loads in a tile
   bool to_words = false;  // the tile path: a sum finished through the words (tiles_to_words)
-  int fold_block = 0;     // the tile path of max and min: the fold's threads (fold_threads)
+  int fold_block = 0;     // the tile path's fold (not to_words): its threads (fold_threads)
 };
 
 // Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and
