@@ -63,11 +63,12 @@ struct FastestChoice {
   // The tile path's sums of ints end with one atomicAdd a tile into a word kept beside the scratch
   // (exact in any order; fastest.cuh), instead of slots and the fold: `experiments versus07` had
   // them 0.5 to 2.6 % ahead of 07's best from 2^24 on an H100 (1753024031003) and 0.5 to 7 % on an
-  // H200 (1652826070508), where with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats and doubles could end the
-  // same way, as exact integers in a few words (exact_sum.cuh, `experiments exact`): level with or
-  // ahead of the fold on two H100s and four H200s, but on two other H200s (1653724059370,
-  // 1654024074166) the 64-bit atomics at the end of every tile cost 1 to 2.5 % and put double sums
-  // 0.8 % behind cub at 2^29, where the fold stays ahead of it. So they keep the fold.
+  // H200 (1652826070508), where with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats
+  // and doubles could end the same way, as exact integers in a few words (exact_sum.cuh,
+  // `experiments exact`): level with or ahead of the fold on three H100s and three H200s, but on two
+  // other H200s (1653724059370, 1654024074166) the 64-bit atomics at the end of every tile cost 1.8
+  // to 2.4 % and put double sums 0.4 to 1.3 % behind cub at 2^29, where the fold stays ahead of it.
+  // So they keep the fold.
   static constexpr bool kExactFloatSums = false;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
