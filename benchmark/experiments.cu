@@ -2042,7 +2042,11 @@ void big_start(std::size_t n, int rounds_of_all) {
 //     subnormal, into 64-bit words (exact_sum.cuh: up to three atomicAdds a tile), cleared the same
 //     way, and a dependent launch of one warp rounds the words to T once. Every addition after the
 //     tiles is exact, so the bits do not depend on the order.
-template <typename T, int kStride>
+//     kKind (22. `exactkind`): 0, the pieces added as 64-bit integers; 1, the same pieces added as
+//     doubles (07's kind of atomic; each word stays exact while fewer than 2^21 pieces of below 2^32
+//     reach it, and the finish turns it back into an integer); 2, the tile's result added with one
+//     atomicAdd of T into the result (07's finish: not exact, the bits change with the order).
+template <typename T, int kStride, int kKind = 0>
 __global__ void exact_tile_kernel(const T* input, void* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
@@ -2064,7 +2068,18 @@ __global__ void exact_tile_kernel(const T* input, void* out) {
       atomicAdd(static_cast<int*>(out), total);
     } else {
       auto* words = static_cast<unsigned long long*>(out);
-      ch09::exact_add(total, [words](int word, long long piece) { atomicAdd(words + word * kStride, (unsigned long long)piece); });
+      if constexpr (kKind == 0) {
+        ch09::exact_add(total, [words](int word, long long piece) { atomicAdd(words + word * kStride, (unsigned long long)piece); });
+      } else if constexpr (kKind == 1) {
+        ch09::exact_add(total, [words](int word, long long piece) {
+          if (word < ch09::ExactFormat<T>::kValueWords)
+            atomicAdd(reinterpret_cast<double*>(words + word * kStride), double(piece));
+          else
+            atomicAdd(words + word * kStride, (unsigned long long)piece);  // NaN and infinity counters
+        });
+      } else {
+        atomicAdd(static_cast<T*>(out), total);
+      }
     }
   }
 }
@@ -2072,7 +2087,7 @@ __global__ void exact_tile_kernel(const T* input, void* out) {
 // One warp: lane l loads words l, l + 32, l + 64; a ballot finds the lowest and highest nonzero
 // value words; lane 0 rounds them (exact_round). kClean: the warp also zeroes the words, so that
 // the next call needs no memset (the words then belong to this caller, zeroed once when allocated).
-template <typename T, bool kClean, int kStride>
+template <typename T, bool kClean, int kStride, bool kF64 = false>
 __global__ void exact_finish_kernel(long long* words, T* result) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
@@ -2085,7 +2100,8 @@ __global__ void exact_finish_kernel(long long* words, T* result) {
 #pragma unroll
   for (int k = 0; k < kPerLane; ++k) {
     const int i = k * 32 + int(lane);
-    const long long word = i < F::kWords ? __ldcg(words + i * kStride) : 0;
+    long long word = i < F::kWords ? __ldcg(words + i * kStride) : 0;
+    if (kF64 && i < F::kValueWords) word = (long long)__longlong_as_double(word);  // an integer below 2^53
     w[i] = word;
     nonzero[k] = __ballot_sync(0xffffffffu, i < F::kValueWords && word != 0);
   }
@@ -2110,24 +2126,24 @@ __global__ void exact_finish_kernel(long long* words, T* result) {
 
 // n a multiple of 64 KiB. finish: false, the result not written (the tiles alone). clean: words
 // zeroed by the finish (the caller's own, zeroed once), no memset.
-template <typename T, int kStride = 1>
+template <typename T, int kStride = 1, int kKind = 0>
 void exact_launch(const T* input, std::size_t n, T* result, bool finish, bool clean, long long* words, cudaStream_t s) {
   const unsigned tiles = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
-  if constexpr (std::is_same_v<T, int>) {
+  if constexpr (std::is_same_v<T, int> || kKind == 2) {
     CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), s));
     exact_tile_kernel<T, 1><<<tiles, 1024, 0, s>>>(input, result);
     CUDA_CHECK_LAUNCH();
   } else {
     constexpr int kWords = ch09::ExactFormat<T>::kWords;
     if (!clean) CUDA_CHECK(cudaMemsetAsync(words, 0, kWords * kStride * sizeof(long long), s));
-    exact_tile_kernel<T, kStride><<<tiles, 1024, 0, s>>>(input, words);
+    exact_tile_kernel<T, kStride, kKind><<<tiles, 1024, 0, s>>>(input, words);
     CUDA_CHECK_LAUNCH();
     if (!finish) {
       if (clean) CUDA_CHECK(cudaMemsetAsync(words, 0, kWords * kStride * sizeof(long long), s));  // keep them zero
       return;
     }
-    if (clean) fold_launch(exact_finish_kernel<T, true, kStride>, 32, true, s, words, result);
-    else fold_launch(exact_finish_kernel<T, false, kStride>, 32, true, s, words, result);
+    if (clean) fold_launch(exact_finish_kernel<T, true, kStride, kKind == 1>, 32, true, s, words, result);
+    else fold_launch(exact_finish_kernel<T, false, kStride, kKind == 1>, 32, true, s, words, result);
   }
 }
 
@@ -2161,6 +2177,91 @@ void exact(std::size_t n, int rounds_of_all) {
     kernels.push_back({"no finish, 128 B apart", [&](cudaStream_t s) { exact_launch<T, 16>(in, n, out, false, false, c, s); }});
   }
   time_against_07("exact", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
+// A fold in groups, while the tiles still run: each tile stores its slot and counts itself done in
+// its group of kGroup tiles (an acq_rel atomic, one round trip for warp 0); the group's last tile
+// adds the group's slots in a fixed order (a warp, each lane a fixed stride, then a fixed tree), and
+// the fold after the grid reads one value a group. The bits do not depend on which tile was last.
+template <typename T, int kGroup>
+__global__ void group_tile_kernel(const T* input, unsigned tiles, T* slots, T* group_slots, unsigned* counts) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
+  Vector r[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+  T sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  const T total = ch09::block_reduce<Sum>(sum);
+  if (threadIdx.x >= 32) return;
+  const unsigned group = blockIdx.x / kGroup, first = group * kGroup, members = min(unsigned(kGroup), tiles - first);
+  unsigned last = 0;
+  if (threadIdx.x == 0) {
+    slots[blockIdx.x] = total;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(counts[group]);
+    last = count.fetch_add(1, cuda::memory_order_acq_rel) == members - 1;
+    if (last) count.store(0, cuda::memory_order_relaxed);  // zero again for the next call
+  }
+  if (__shfl_sync(0xffffffffu, last, 0) == 0) return;
+  __threadfence();
+  T part = T(0);
+  for (unsigned k = threadIdx.x; k < members; k += 32) part += __ldcg(slots + first + k);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) part += __shfl_down_sync(0xffffffffu, part, offset);
+  if (threadIdx.x == 0) group_slots[group] = part;
+}
+
+template <typename T, int kGroup>
+void group_launch(const T* input, std::size_t n, T* result, unsigned* counts, DeviceScratch& scratch, cudaStream_t s) {
+  const unsigned tiles = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
+  const unsigned groups = (tiles + kGroup - 1) / kGroup;
+  T* slots = scratch.get_as<T>(tiles + groups + 4);
+  T* group_slots = slots + ((tiles + 3) & ~3u);  // 16-byte aligned for the fold's loads
+  group_tile_kernel<T, kGroup><<<tiles, 1024, 0, s>>>(input, tiles, slots, group_slots, counts);
+  CUDA_CHECK_LAUNCH();
+  fold_launch(fold_variant_kernel<Sum, T, 4>, one_round_fold_block<T>(groups), true, s,
+              static_cast<const T*>(group_slots), groups, result);
+}
+
+// 22. Which atomics make the exact words slow on some H200s (the fifth session saw two boards where
+//     the tiles with the 64-bit integer atomics were 2 % slower than the tiles alone, while 07's
+//     double atomics and the int sums' 32-bit ones cost nothing): the same pieces added as doubles,
+//     and one atomicAdd of T a tile (07's finish, not exact), each with and without the finish.
+template <typename T>
+void exact_kind(std::size_t n, int rounds_of_all) {
+  if (n % (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count) != 0) return;  // whole tiles only
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<long long> words(std::vector<long long>(96, 0)), words64(std::vector<long long>(96, 0)), cleared(96);
+  long long* w = words.data();
+  long long* w64 = words64.data();
+  long long* c = cleared.data();
+  DeviceBuffer<unsigned> counts(std::vector<unsigned>(std::size_t(1) << 16, 0u));  // zeroed once; each group's last tile zeroes its count
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"fastest again", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K tiles, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
+      {"int64 words", [&](cudaStream_t s) { exact_launch<T, 1, 0>(in, n, out, true, true, w, s); }},
+      {"int64 words, no finish", [&](cudaStream_t s) { exact_launch<T, 1, 0>(in, n, out, false, false, c, s); }},
+      {"f64 words", [&](cudaStream_t s) { exact_launch<T, 1, 1>(in, n, out, true, true, w64, s); }},
+      {"f64 words, no finish", [&](cudaStream_t s) { exact_launch<T, 1, 1>(in, n, out, false, false, c, s); }},
+      {"one atomicAdd a tile", [&](cudaStream_t s) { exact_launch<T, 1, 2>(in, n, out, true, false, c, s); }},
+      {"group fold 32", [&](cudaStream_t s) { group_launch<T, 32>(in, n, out, counts.data(), scratch, s); }},
+      {"group fold 64", [&](cudaStream_t s) { group_launch<T, 64>(in, n, out, counts.data(), scratch, s); }},
+      {"group fold 128", [&](cudaStream_t s) { group_launch<T, 128>(in, n, out, counts.data(), scratch, s); }},
+  };
+  time_against_07("exactkind", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
 // The same, with the words at other addresses (one buffer of 64 MiB, the words at offsets in it):
@@ -2199,10 +2300,10 @@ void exact_where(std::size_t n, int rounds_of_all) {
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact" || only == "exactkind") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
   if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere]\n");
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere" && only != "exactkind")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -2252,6 +2353,12 @@ int main(int argc, char** argv) {
       exact_where<int>(std::size_t(1) << log_n, 7);
       exact_where<float>(std::size_t(1) << log_n, 7);
       exact_where<double>(std::size_t(1) << log_n, 7);
+    }
+  if (only == "exactkind")
+    for (std::size_t log_n : {24, 26, 27, 28, 29}) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      exact_kind<float>(std::size_t(1) << log_n, 7);
+      exact_kind<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "exact")
     for (std::size_t log_n = 24; log_n <= 30; ++log_n) {
