@@ -2230,6 +2230,17 @@ void group_launch(const T* input, std::size_t n, T* result, unsigned* counts, De
               static_cast<const T*>(group_slots), groups, result);
 }
 
+// The same 64 KiB tiles and the fold with kInFlight loads of 16 bytes in flight a thread, and threads
+// for one round of them: whether the fold's loads wait on their rounds of trips to L2.
+template <typename T, int kInFlight>
+void inflight_fold_launch(const T* input, std::size_t n, T* result, DeviceScratch& scratch, cudaStream_t s) {
+  const unsigned tiles = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
+  guided_launch<T, 4, false>(input, n, result, 0, false, scratch, s);
+  const unsigned per_thread = kInFlight * ch09::Lanes<T, true>::count, threads = (tiles + per_thread - 1) / per_thread;
+  fold_launch(fold_variant_kernel<Sum, T, kInFlight>, int(std::min(1024u, std::max(32u, (threads + 31) / 32 * 32))), true,
+              s, static_cast<const T*>(scratch.get_as<T>(tiles)), tiles, result);
+}
+
 // 22. Which atomics make the exact words slow on some H200s (the fifth session saw two boards where
 //     the tiles with the 64-bit integer atomics were 2 % slower than the tiles alone, while 07's
 //     double atomics and the int sums' 32-bit ones cost nothing): the same pieces added as doubles,
@@ -2260,6 +2271,8 @@ void exact_kind(std::size_t n, int rounds_of_all) {
       {"group fold 32", [&](cudaStream_t s) { group_launch<T, 32>(in, n, out, counts.data(), scratch, s); }},
       {"group fold 64", [&](cudaStream_t s) { group_launch<T, 64>(in, n, out, counts.data(), scratch, s); }},
       {"group fold 128", [&](cudaStream_t s) { group_launch<T, 128>(in, n, out, counts.data(), scratch, s); }},
+      {"fold, 8 loads in flight", [&](cudaStream_t s) { inflight_fold_launch<T, 8>(in, n, out, scratch, s); }},
+      {"fold, 16 loads in flight", [&](cudaStream_t s) { inflight_fold_launch<T, 16>(in, n, out, scratch, s); }},
   };
   time_against_07("exactkind", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
