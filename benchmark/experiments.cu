@@ -2131,7 +2131,7 @@ void exact_launch(const T* input, std::size_t n, T* result, bool finish, bool cl
   const unsigned tiles = unsigned(n / (std::size_t(1024) * 4 * ch09::Lanes<T, true>::count));
   if constexpr (std::is_same_v<T, int> || kKind == 2) {
     CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), s));
-    exact_tile_kernel<T, 1><<<tiles, 1024, 0, s>>>(input, result);
+    exact_tile_kernel<T, 1, kKind><<<tiles, 1024, 0, s>>>(input, result);
     CUDA_CHECK_LAUNCH();
   } else {
     constexpr int kWords = ch09::ExactFormat<T>::kWords;
