@@ -29,11 +29,13 @@
 //     blocks, loads that fetch 256 bytes into L2, and fastest entered twice: the noise); 20.
 //     `bigstart` (tiles of two or four rounds at the start of the grid: fewer slots); 21. `exact`
 //     (sums that end each tile with atomicAdds of exact integers, exact_sum.cuh: what fastest now
-//     does) and `exactwhere` (the same with its words at other addresses).
+//     does) and `exactwhere` (the same with its words at other addresses); 22. `exactkind [N]` (the
+//     words' pieces added as doubles, one atomicAdd a tile, a fold in groups while the tiles run, and
+//     the fold with 8 or 16 loads in flight).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
-// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere] (atomics,
+// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]] (atomics,
 // loads, inflight, trees and knobs without an argument; needs a GPU). It prints medians of 20 timed
 // runs after 3 warm-ups, with CUDA events, and checks every result.
 #include <cooperative_groups.h>

@@ -68,7 +68,9 @@ struct FastestChoice {
   // `experiments exact`): level with or ahead of the fold on three H100s and three H200s, but on two
   // other H200s (1653724059370, 1654024074166) the 64-bit atomics at the end of every tile cost 1.8
   // to 2.4 % and put double sums 0.4 to 1.3 % behind cub at 2^29, where the fold stays ahead of it.
-  // So they keep the fold.
+  // The sixth session (`experiments exactkind`) found four more such boards among ten H200s, and
+  // there the same pieces added with double atomics, 07's kind, cost as much (1.1 to 2.2 % over the
+  // tiles alone at 2^28 doubles). So they keep the fold.
   static constexpr bool kExactFloatSums = false;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
