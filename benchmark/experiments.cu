@@ -31,11 +31,12 @@
 //     (sums that end each tile with atomicAdds of exact integers, exact_sum.cuh: what fastest now
 //     does) and `exactwhere` (the same with its words at other addresses); 22. `exactkind [N]` (the
 //     words' pieces added as doubles, one atomicAdd a tile, a fold in groups while the tiles run, and
-//     the fold with 8 or 16 loads in flight).
+//     the fold with 8 or 16 loads in flight); 23. `redcost [N]` (which atomics at the end of a tile
+//     cost: 64-bit or 32-bit, one or three).
 //
 // Build: cmake --build build --target experiments; run: build/benchmark/experiments [atomics|loads|
 // inflight|tiles|trees|knobs|design|large|dynamic|traits|profile|schedule|steal|slots|versus07|
-// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]] (atomics,
+// tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]|redcost [N]] (atomics,
 // loads, inflight, trees and knobs without an argument; needs a GPU). It prints medians of 20 timed
 // runs after 3 warm-ups, with CUDA events, and checks every result.
 #include <cooperative_groups.h>
@@ -2079,8 +2080,18 @@ __global__ void exact_tile_kernel(const T* input, void* out) {
           else
             atomicAdd(words + word * kStride, (unsigned long long)piece);  // NaN and infinity counters
         });
-      } else {
+      } else if constexpr (kKind == 2) {
         atomicAdd(static_cast<T*>(out), total);
+      } else if constexpr (kKind == 3) {  // one 64-bit integer atomic of the result's bits (a cost, not a sum)
+        unsigned long long bits;
+        std::memcpy(&bits, &total, sizeof(T));
+        atomicAdd(words, bits);
+      } else {  // kKind 4 and 5: three or one 32-bit atomics of the pieces' low halves (a cost, not a sum)
+        auto* halves = static_cast<unsigned int*>(out);
+        int count = 0;
+        ch09::exact_add(total, [halves, &count](int word, long long piece) {
+          if (kKind == 4 || count++ == 0) atomicAdd(halves + 2 * word, (unsigned int)piece);
+        });
       }
     }
   }
@@ -2279,6 +2290,39 @@ void exact_kind(std::size_t n, int rounds_of_all) {
   time_against_07("exactkind", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
+// 23. What the atomics at the end of a tile cost, and which: the tiles alone, with the words' two or
+//     three 64-bit atomics, one double atomic (07's finish), one 64-bit integer atomic, and the
+//     words' pieces as three or one 32-bit atomics (the last three a cost, not a sum: their results
+//     are wrong), none with a finish, against 07's factors.
+template <typename T>
+void red_cost(std::size_t n, int rounds_of_all) {
+  const std::vector<T> data = generate_input<T>(n, 42);
+  const auto ref = reference_sum(data.data(), n);
+  DeviceBuffer<T> input(data), result(1);
+  DeviceScratch scratch;
+  DeviceBuffer<long long> cleared(96);
+  long long* c = cleared.data();
+  const T* in = input.data();
+  T* out = result.data();
+  std::vector<NamedLaunch> kernels = {
+      {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K tiles, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
+      {"int64 words, no finish", [&](cudaStream_t s) { exact_launch<T, 1, 0>(in, n, out, false, false, c, s); }},
+      {"one atomicAdd of T", [&](cudaStream_t s) { exact_launch<T, 1, 2>(in, n, out, true, false, c, s); }},
+      {"one 64-bit int atomic", [&](cudaStream_t s) { exact_launch<T, 1, 3>(in, n, out, false, false, c, s); }},
+      {"three 32-bit atomics", [&](cudaStream_t s) { exact_launch<T, 1, 4>(in, n, out, false, false, c, s); }},
+      {"one 32-bit atomic", [&](cudaStream_t s) { exact_launch<T, 1, 5>(in, n, out, false, false, c, s); }},
+  };
+  if (rounds_of_all == 0) {  // `redcost once N`: each kernel twice, untimed, for ncu
+    cudaStream_t s = nullptr;
+    for (auto& k : kernels)
+      for (int i = 0; i < 2; ++i) k.second(s);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  time_against_07("redcost", kernels, rounds_of_all, in, out, ref, n, scratch);
+}
+
 // The same, with the words at other addresses (one buffer of 64 MiB, the words at offsets in it):
 // whether where the atomics land changes their cost.
 template <typename T>
@@ -2315,10 +2359,11 @@ void exact_where(std::size_t n, int rounds_of_all) {
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   const bool json = argc == 3 && only == "trees" && std::string(argv[2]) == "--json";
-  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact" || only == "exactkind") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
-  if ((argc > 2 && !json && keep_log_n == 0) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
-                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere" && only != "exactkind")) {
-    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]]\n");
+  const int keep_log_n = argc == 3 && (only == "keep" || only == "guided" || only == "spread" || only == "bigstart" || only == "exact" || only == "exactkind" || only == "redcost") ? std::atoi(argv[2]) : 0;  // keep N: only n = 2^N
+  const bool once = argc == 4 && only == "redcost" && std::string(argv[2]) == "once";
+  if ((argc > 2 && !json && keep_log_n == 0 && !once) || (!only.empty() && only != "atomics" && only != "loads" && only != "knobs" && only != "inflight" && only != "tiles" &&
+                    only != "trees" && only != "design" && only != "large" && only != "profile" && only != "dynamic" && only != "traits" && only != "schedule" && only != "steal" && only != "slots" && only != "versus07" && only != "tail" && only != "folds" && only != "tagged" && only != "foldparts" && only != "keep" && only != "guided" && only != "spread" && only != "bigstart" && only != "exact" && only != "exactwhere" && only != "exactkind" && only != "redcost")) {
+    std::fprintf(stderr, "usage: experiments [atomics|loads|inflight|tiles|trees [--json]|knobs|design|large|profile|dynamic|traits|schedule|steal|slots|versus07|tail|folds|tagged|foldparts|keep [N]|guided [N]|spread [N]|bigstart [N]|exact [N]|exactwhere|exactkind [N]|redcost [N|once N]]\n");
     return 2;
   }
   if (!probe_gpu().usable) {
@@ -2368,6 +2413,12 @@ int main(int argc, char** argv) {
       exact_where<int>(std::size_t(1) << log_n, 7);
       exact_where<float>(std::size_t(1) << log_n, 7);
       exact_where<double>(std::size_t(1) << log_n, 7);
+    }
+  if (once) red_cost<double>(std::size_t(1) << std::atoi(argv[3]), 0);
+  if (only == "redcost" && argc < 4)
+    for (std::size_t log_n : {26, 28}) {
+      if (keep_log_n != 0 && int(log_n) != keep_log_n) continue;
+      red_cost<double>(std::size_t(1) << log_n, 7);
     }
   if (only == "exactkind")
     for (std::size_t log_n : {24, 26, 27, 28, 29}) {
