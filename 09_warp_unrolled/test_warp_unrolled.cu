@@ -292,11 +292,11 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
     }
 }
 
-// The tile path's words (ch09::sum_words_for): an int sum's tiles add their results to a word kept
-// beside the scratch, and the last launch (words_kernel) sets it back to zero for the next call.
-// fastest takes them for int sums; for float and double sums the same launcher takes them with
-// kToWords, the knob FastestChoice::kExactFloatSums leaves off (exact integers in a few words,
-// exact_sum.cuh), and this test runs that too, so that the measured alternative stays correct.
+// The tile path's words (ch09::sum_words_for): a sum's tiles add their results to words kept beside
+// the scratch (one for an int sum; a float or double as exact integers in a few, exact_sum.cuh), and
+// the last launch (words_kernel) sets them back to zero for the next call. fastest takes them for
+// every sum (FastestChoice::kExactFloatSums); the same launcher without kToWords ends with the fold,
+// as max and min do, and this test runs sums that way too, so that either finish stays correct.
 // int, float and double sums take turns on one scratch, at sizes that are not whole tiles: a word
 // left over from one call would be added into the next. Then the specials, which the words count
 // apart from the integer: a NaN anywhere gives a NaN, +infinity and -infinity a NaN together and
@@ -306,9 +306,12 @@ T tile_sum(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scratch) 
   using C = ch09::FastestChoice;
   const auto plan = ch09::fastest_plan<Sum, T>(n);
   REQUIRE(plan.tiles);
+  // A plan that ends in the words has no fold block: the fold's threads for its tiles, as for max.
+  const int fold_block =
+      plan.fold_block != 0 ? plan.fold_block : ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
   return run_once<T>([&](T* result) {
     ch09::launch_fastest_tiles<Sum, T, C::kLoadsInFlight, kToWords>(input.data(), n, result, plan.block, plan.grid,
-                                                                     plan.rounds, plan.fold_block, scratch, 0);
+                                                                    plan.rounds, fold_block, scratch, 0);
   });
 }
 
@@ -321,11 +324,17 @@ void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
   const T first = run_once<T>(launch);
   CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(n, 0)));
   CHECK(same_bits(first, run_once<T>(launch)));
-  if constexpr (!std::is_integral_v<T>) {  // the words for a float or double sum
+  if constexpr (!std::is_integral_v<T>) {  // a float or double sum through the words, and through the fold
     const auto plan = ch09::fastest_plan<Sum, T>(n);
     const T words = tile_sum<T, true>(input, n, scratch);
     CHECK_MATCHES(words, ref, tolerance(ref, ch09::tile_words_depth<T>(n, plan.block, plan.grid)));
     CHECK(same_bits(words, tile_sum<T, true>(input, n, scratch)));
+    const int fold_block = ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
+    const T fold = tile_sum<T, false>(input, n, scratch);
+    CHECK_MATCHES(
+        fold, ref,
+        tolerance(ref, ch09::grid_path_depth<T, ch09::FastestChoice::kWide>(n, plan.block, plan.grid, fold_block)));
+    CHECK(same_bits(fold, tile_sum<T, false>(input, n, scratch)));
   }
 }
 

@@ -2045,10 +2045,12 @@ void big_start(std::size_t n, int rounds_of_all) {
 //     subnormal, into 64-bit words (exact_sum.cuh: up to three atomicAdds a tile), cleared the same
 //     way, and a dependent launch of one warp rounds the words to T once. Every addition after the
 //     tiles is exact, so the bits do not depend on the order.
-//     kKind (22. `exactkind`): 0, the pieces added as 64-bit integers; 1, the same pieces added as
+//     kKind (22. `exactkind`, 23. `redcost`): 0, the pieces added as 64-bit integers; 1, the same pieces added as
 //     doubles (07's kind of atomic; each word stays exact while fewer than 2^21 pieces of below 2^32
 //     reach it, and the finish turns it back into an integer); 2, the tile's result added with one
-//     atomicAdd of T into the result (07's finish: not exact, the bits change with the order).
+//     atomicAdd of T into the result (07's finish: not exact, the bits change with the order); 3 to
+//     5, one 64-bit, three or one 32-bit atomics (a cost, not a sum); 6, kind 0's pieces from three
+//     lanes of the first warp, one atomic instruction instead of three.
 template <typename T, int kStride, int kKind = 0>
 __global__ void exact_tile_kernel(const T* input, void* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -2066,6 +2068,19 @@ __global__ void exact_tile_kernel(const T* input, void* out) {
 #pragma unroll
     for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
   const T total = ch09::block_reduce<Sum>(sum);
+  if constexpr (kKind == 6 && !std::is_same_v<T, int>) {
+    // The words' pieces from lanes 0, 1 and 2 of the first warp, one atomic instruction for all.
+    if (threadIdx.x < 32) {
+      const T all = __shfl_sync(0xffffffffu, total, 0);
+      int k = 0, word = 0;
+      long long mine = 0;
+      ch09::exact_add(all, [&](int w, long long piece) {
+        if (k++ == int(threadIdx.x)) word = w, mine = piece;
+      });
+      if (mine != 0) atomicAdd(static_cast<unsigned long long*>(out) + word * kStride, (unsigned long long)mine);
+    }
+    return;
+  }
   if (threadIdx.x == 0) {
     if constexpr (std::is_same_v<T, int>) {
       atomicAdd(static_cast<int*>(out), total);
@@ -2300,18 +2315,24 @@ void red_cost(std::size_t n, int rounds_of_all) {
   const auto ref = reference_sum(data.data(), n);
   DeviceBuffer<T> input(data), result(1);
   DeviceScratch scratch;
-  DeviceBuffer<long long> cleared(96);
+  DeviceBuffer<long long> cleared(96), words(std::vector<long long>(96, 0)), words0(std::vector<long long>(96, 0));
   long long* c = cleared.data();
+  long long* w = words.data();  // zeroed once; the finish zeroes them after each call
+  long long* w0 = words0.data();
   const T* in = input.data();
   T* out = result.data();
   std::vector<NamedLaunch> kernels = {
       {"fastest", [&](cudaStream_t s) { ch09::launch_fastest<Sum, T>(in, n, out, 0, scratch, s); }},
+      {"64K tiles, fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, true, scratch, s); }},
       {"64K tiles, no fold", [&](cudaStream_t s) { guided_launch<T, 4, false>(in, n, out, 0, false, scratch, s); }},
       {"int64 words, no finish", [&](cudaStream_t s) { exact_launch<T, 1, 0>(in, n, out, false, false, c, s); }},
       {"one atomicAdd of T", [&](cudaStream_t s) { exact_launch<T, 1, 2>(in, n, out, true, false, c, s); }},
       {"one 64-bit int atomic", [&](cudaStream_t s) { exact_launch<T, 1, 3>(in, n, out, false, false, c, s); }},
       {"three 32-bit atomics", [&](cudaStream_t s) { exact_launch<T, 1, 4>(in, n, out, false, false, c, s); }},
       {"one 32-bit atomic", [&](cudaStream_t s) { exact_launch<T, 1, 5>(in, n, out, false, false, c, s); }},
+      {"words from 3 lanes, no finish", [&](cudaStream_t s) { exact_launch<T, 1, 6>(in, n, out, false, false, c, s); }},
+      {"words from 3 lanes", [&](cudaStream_t s) { exact_launch<T, 1, 6>(in, n, out, true, true, w, s); }},
+      {"int64 words", [&](cudaStream_t s) { exact_launch<T, 1, 0>(in, n, out, true, true, w0, s); }},
   };
   if (rounds_of_all == 0) {  // `redcost once N`: each kernel twice, untimed, for ncu
     cudaStream_t s = nullptr;

@@ -241,8 +241,9 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long
   // HINT:   kLoadsInFlight loads with load_once at vector + (round * kLoadsInFlight + k) * blockDim.x,
   // HINT:   issued before any is added;
   // HINT: - otherwise wide_partial, chunked, read once, with the tile as its `tile`;
-  // HINT: - then block_reduce; thread 0 hands the total on: add_to_words(total, sum_words) with
-  // HINT:   kToWords, else a store in tile_results[blockIdx.x].
+  // HINT: - then block_reduce; with kToWords the first warp hands the total on with
+  // HINT:   add_to_words(total, sum_words, threadIdx.x), else thread 0 stores it in
+  // HINT:   tile_results[blockIdx.x].
   using Vector = typename Lanes<T, true>::Vector;
   constexpr int kCount = Lanes<T, true>::count;
   const std::size_t tile = std::size_t(kRounds) * kLoadsInFlight * blockDim.x;
@@ -267,9 +268,10 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long
     partial = wide_partial<Op, T, true, kLoadsInFlight, true, true>(input, n, tile);
   }
   const T total = block_reduce<Op>(partial);
-  if (threadIdx.x == 0) {
-    if constexpr (kToWords) add_to_words(total, sum_words);
-    else tile_results[blockIdx.x] = total;
+  if constexpr (kToWords) {
+    if (threadIdx.x < 32) add_to_words(total, sum_words, threadIdx.x);
+  } else if (threadIdx.x == 0) {
+    tile_results[blockIdx.x] = total;
   }
   // END EXERCISE
 }

@@ -60,18 +60,21 @@ struct FastestChoice {
   // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow
   // was not measured with ncu; the kernels differ only in the operator, whose tree at the end of
   // every tile is a 64-bit compare and two selects a step where a sum has one addition.
-  // The tile path's sums of ints end with one atomicAdd a tile into a word kept beside the scratch
-  // (exact in any order; fastest.cuh), instead of slots and the fold: `experiments versus07` had
-  // them 0.5 to 2.6 % ahead of 07's best from 2^24 on an H100 (1753024031003) and 0.5 to 7 % on an
-  // H200 (1652826070508), where with the fold 07 was ahead by 0.1 to 0.7 % on H100s. Sums of floats
-  // and doubles could end the same way, as exact integers in a few words (exact_sum.cuh,
-  // `experiments exact`): level with or ahead of the fold on three H100s and three H200s, but on two
-  // other H200s (1653724059370, 1654024074166) the 64-bit atomics at the end of every tile cost 1.8
-  // to 2.4 % and put double sums 0.4 to 1.3 % behind cub at 2^29, where the fold stays ahead of it.
-  // The sixth session (`experiments exactkind`) found four more such boards among ten H200s, and
-  // there the same pieces added with double atomics, 07's kind, cost as much (1.1 to 2.2 % over the
-  // tiles alone at 2^28 doubles). So they keep the fold.
-  static constexpr bool kExactFloatSums = false;
+  // The tile path's sums end with atomicAdds into words kept beside the scratch, instead of slots
+  // and the fold: an int sum with one 32-bit atomicAdd a tile into one word; a float or double sum
+  // with its tile's result as an exact integer in up to three 64-bit pieces (exact_sum.cuh), which
+  // three lanes of the first warp add in one atomic instruction. Integer addition is exact in any
+  // order, and the words are rounded once at the end, so the bits are the same on every run.
+  // `experiments versus07` had int sums this way 0.5 to 2.6 % ahead of 07's best from 2^24 on an
+  // H100 (1753024031003) and 0.5 to 7 % on an H200 (1652826070508), where with the fold 07 was
+  // ahead by 0.1 to 0.7 % on H100s. For float and double sums the words were level with the fold
+  // or ahead on most boards, but on some H200s (13 of 22) the pieces as three atomics from
+  // one thread made the tiles 1.4 to 2 % slower, while one atomic a tile cost nothing there
+  // (`experiments redcost`): it is the number of atomic instructions, not their width or kind. As
+  // one instruction from three lanes they cost nothing there either: at 2^28 doubles 0.998 to 1.001
+  // of 07's best on four such H200s (1653724059370, 1653724059329, 1653724066736, 1653724059668),
+  // the tiles alone 0.998 to 1.002, the fold 1.004 to 1.007. README.md, "An exact finish for sums".
+  static constexpr bool kExactFloatSums = true;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
@@ -92,7 +95,7 @@ struct FastestPlan {
 };
 
 // Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and
-// float and double sums only with kExactFloatSums.
+// float and double sums with kExactFloatSums (on; off, they take the fold, as max and min do).
 template <typename Op, typename T>
 constexpr bool tiles_to_words() {
   return std::is_same_v<Op, reduction::Sum> && (std::is_integral_v<T> || FastestChoice::kExactFloatSums);
