@@ -52,9 +52,9 @@ ncclDataType_t nccl_type() {
 // On mid-size shards fastest runs one grid whose last block adds the other blocks' results. A block
 // learns that it is last from a counter that chapter 09's launcher keeps beside the scratch memory
 // it is handed (ch09::kept_beside, per scratch allocation), and the block results live in that
-// scratch too; from 16 MiB an int sum's tiles add their results into a word kept there as well.
+// scratch too; from 16 MiB a sum's tiles add their results into words kept there as well.
 // Each GPU here has its own DeviceScratch, so the G launches, one on each GPU at the same time,
-// share neither results, counter nor word. What fastest does not allow is two
+// share neither results, counter nor words. What fastest does not allow is two
 // launches running at once with the SAME scratch; each GPU here runs one reduction at a time with
 // its scratch (its "alone" runs, then the sums in its stream's order, never two at once).
 //
