@@ -76,8 +76,8 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
                 ? (std::is_integral_v<T>
                        ? "each adding its result to one word with atomicAdd (exact in any order); a second\n"
                          "           launch of one warp copies it to the result"
-                       : "each adding its result to integer words with atomicAdd (exact in any order); a second\n"
-                         "           launch of one warp rounds them once")
+                       : "each adding its result, an exact integer, to a few words: one atomicAdd from three\n"
+                         "           lanes (exact in any order); a second launch of one warp rounds them once")
                 : "each storing its result; a second launch of one block adds them in order") +
            "\n           (on Hopper and later, set up while the first runs)";
   }
