@@ -2038,6 +2038,23 @@ void big_start(std::size_t n, int rounds_of_all) {
   time_against_07("bigstart", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
+// Block b's sum of the whole 64 KiB tile b (four 16-byte loads a thread, read once), in thread 0.
+template <typename T>
+__device__ T whole_tile_total(const T* input) {
+  using Vector = typename ch09::Lanes<T, true>::Vector;
+  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
+  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
+  Vector r[kInFlight];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
+  T sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
+  return ch09::block_reduce<Sum>(sum);
+}
+
 // 21. An order-free finish that is exact (issue 24, fifth session): 07 wins the last microseconds
 //     with atomicAdd, whose order does not matter for ints. Here the 64 KiB tiles end the same way
 //     for every type: ints with one atomicAdd a tile into a result cleared by cudaMemsetAsync;
@@ -2056,18 +2073,7 @@ __global__ void exact_tile_kernel(const T* input, void* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
-  using Vector = typename ch09::Lanes<T, true>::Vector;
-  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
-  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
-  Vector r[kInFlight];
-#pragma unroll
-  for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
-  T sum = T(0);
-#pragma unroll
-  for (int k = 0; k < kInFlight; ++k)
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
-  const T total = ch09::block_reduce<Sum>(sum);
+  const T total = whole_tile_total(input);
   if constexpr (kKind == 6 && !std::is_same_v<T, int>) {
     // The words' pieces from lanes 0, 1 and 2 of the first warp, one atomic instruction for all.
     if (threadIdx.x < 32) {
@@ -2216,18 +2222,7 @@ __global__ void group_tile_kernel(const T* input, unsigned tiles, T* slots, T* g
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
-  using Vector = typename ch09::Lanes<T, true>::Vector;
-  constexpr int kCount = ch09::Lanes<T, true>::count, kInFlight = 4;
-  const Vector* v = reinterpret_cast<const Vector*>(input) + std::size_t(blockIdx.x) * kInFlight * blockDim.x + threadIdx.x;
-  Vector r[kInFlight];
-#pragma unroll
-  for (int k = 0; k < kInFlight; ++k) r[k] = ch09::load_once<T>(v + k * blockDim.x);
-  T sum = T(0);
-#pragma unroll
-  for (int k = 0; k < kInFlight; ++k)
-#pragma unroll
-    for (int j = 0; j < kCount; ++j) sum += r[k].lane[j];
-  const T total = ch09::block_reduce<Sum>(sum);
+  const T total = whole_tile_total(input);
   if (threadIdx.x >= 32) return;
   const unsigned group = blockIdx.x / kGroup, first = group * kGroup, members = min(unsigned(kGroup), tiles - first);
   unsigned last = 0;
