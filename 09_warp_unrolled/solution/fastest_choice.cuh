@@ -73,7 +73,8 @@ struct FastestChoice {
   // (`experiments redcost`): it is the number of atomic instructions, not their width or kind. As
   // one instruction from three lanes they cost nothing there either: at 2^28 doubles 0.998 to 1.001
   // of 07's best on four such H200s (1653724059370, 1653724059329, 1653724066736, 1653724059668),
-  // the tiles alone 0.998 to 1.002, the fold 1.004 to 1.007. README.md, "An exact finish for sums".
+  // the tiles alone 0.998 to 1.002, the fold 1.004 to 1.007; on an H100 (1752724006987) 0.998, the
+  // tiles alone 0.997, the fold 1.001. README.md, "An exact finish for sums".
   static constexpr bool kExactFloatSums = true;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
