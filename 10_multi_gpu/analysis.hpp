@@ -199,7 +199,7 @@ void report_scaling(reduction::Report& report, const Scaling& measured, int G, s
   summary << line;
   // Short of the goal, say where the time went: the combine is a fixed latency, so at small n it
   // can be most of the gap, and the reductions on their own still scale (2^28 ints on 2 H200s:
-  // 83.5 % in all, 99 % without the combine).
+  // 87.3 % in all, 101.1 % without the combine; README, "What it prints").
   if (G > 1 && efficiency < kGoalEfficiency && sum_time.median_ms > combine_ms && ideal_gbps > 0) {
     const double ideal_ms = double(n) * sizeof(T) / (ideal_gbps * 1e6);  // G x GPU 0 alone's speed
     std::snprintf(line, sizeof line,
