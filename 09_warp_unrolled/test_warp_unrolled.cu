@@ -275,9 +275,15 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
   CHECK(at.tiles);
   CHECK(at.block == C::kBlock);
   CHECK(std::size_t(at.grid) == (first_tiles + round - 1) / round);
-  // Max and min of doubles keep one wave there (ch09::one_round_tiles).
-  CHECK(ch09::fastest_plan<Max, T>(first_tiles).tiles == (sizeof(T) < 8));
-  CHECK(ch09::fastest_plan<Min, T>(first_tiles).tiles == (sizeof(T) < 8));
+  // Max and min turn there too; of doubles, to tiles of two rounds (ch09::one_round_tiles).
+  const std::size_t tile = (sizeof(T) < 8 ? 1 : 2) * round;
+  for (const auto& plan : {ch09::fastest_plan<Max, T>(first_tiles - 1), ch09::fastest_plan<Min, T>(first_tiles - 1)})
+    CHECK(!plan.tiles);
+  for (const auto& plan : {ch09::fastest_plan<Max, T>(first_tiles), ch09::fastest_plan<Min, T>(first_tiles)}) {
+    CHECK(plan.tiles);
+    CHECK(plan.rounds == (sizeof(T) < 8 ? 1 : 2));
+    CHECK(std::size_t(plan.grid) == (first_tiles + tile - 1) / tile);
+  }
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   const std::size_t odd = first_tiles + 12345;  // not a whole vector, nor a whole tile
@@ -367,42 +373,6 @@ TEST_CASE("fastest's tile path: the sum words back at zero after every call, NaN
   specials[12345] = 1.0;
   both_ways(specials, [&](double x) { CHECK(x == -inf); });
   check_tile_sum(doubles, scratch);  // and the words at zero after the specials
-}
-
-// Where max and min of doubles turn to tiles, of two rounds of loads
-// (FastestChoice::kTwoRoundTilesFromBytes, 2 GiB; ch09::tile_rounds): sums, and max and min of ints,
-// keep tiles of one round on both sides. The plans there, and the results, at two alignments, the
-// same bits on a second run. With the [huge] cases: 2 GiB of input, and a few seconds on the host
-// to make and add it up.
-TEMPLATE_TEST_CASE("fastest where max and min of doubles turn to tiles of two rounds (2 GiB)", "[chapter09][huge]",
-                   std::int32_t, double) {
-  using T = TestType;
-  using C = ch09::FastestChoice;
-  constexpr std::size_t kCount = 16 / sizeof(T);
-  const std::size_t first_two = C::kTwoRoundTilesFromBytes / sizeof(T);
-  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * kCount;
-  for (const std::size_t n : {first_two - 1, first_two}) {
-    const auto sum = ch09::fastest_plan<Sum, T>(n);
-    CHECK(sum.tiles);
-    CHECK(std::size_t(sum.grid) == (n + round - 1) / round);
-  }
-  const auto below = ch09::fastest_plan<Max, T>(first_two - 1), at = ch09::fastest_plan<Min, T>(first_two);
-  const std::size_t tile = (sizeof(T) < 8 ? 1 : 2) * round;
-  CHECK(below.tiles == (sizeof(T) < 8));
-  CHECK(at.tiles);
-  CHECK(std::size_t(at.grid) == (first_two + tile - 1) / tile);
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const std::size_t odd = first_two + 12345;  // not a whole vector, nor a whole tile
-  const auto whole = fresh_input<T>(odd + kCount, seed);
-  const DeviceBuffer<T> input(whole);
-  DeviceScratch scratch;
-  for (const std::size_t n : {first_two - 1, odd})
-    for (const std::size_t offset : {std::size_t(0), std::size_t(1)}) {
-      check_fastest_at<Sum>(whole, input, offset, n, scratch);
-      check_fastest_at<Max>(whole, input, offset, n, scratch);
-      if (n == odd) check_fastest_at<Min>(whole, input, offset, n, scratch);
-    }
 }
 
 // fastest from several streams and host threads at once, each call with its own scratch and

@@ -27,11 +27,11 @@
 //    result; integers add exactly, in any order. A second launch of one warp (words_kernel) copies
 //    the word to the result and zeroes it for the next call. (The word goes with the scratch the
 //    caller passes: sum_words_for.) A float or double is an integer times a power of two, so its
-//    sum can take the same way, in a few words (exact_sum.cuh), with the same bits on every run;
-//    measured, it lost to cub on some H200s, so fastest does not take it (FastestChoice).
+//    sum takes the same way, in a few words (exact_sum.cuh) that three lanes of the first warp add
+//    in one atomic instruction, with the same bits on every run (FastestChoice::kExactFloatSums).
 //  - every other reduction: each block stores its total in its slot, and a second launch of one
 //    block (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take
-//    tiles of two rounds, from 2 GiB: fastest_choice.cuh.)
+//    tiles of two rounds: fastest_choice.cuh.)
 // The tiles read the input as read once (load_once), so that L2 keeps what is read again. On
 // Hopper the second launch is a programmatic dependent launch: set up while the first runs, it
 // waits in the kernel for the first to finish instead of being launched after it.

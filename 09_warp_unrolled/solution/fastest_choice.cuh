@@ -53,13 +53,19 @@ struct FastestChoice {
   // are level within the rounds' spread. 128 KiB tiles (two rounds) were 0.5 % faster at 2^30
   // while the fold read one value a load; with 16 bytes a load (`experiments folds`, README "The
   // fold") they were 0.6 % slower at 2^29 and 2^30 on an H100 and 0.2 to 0.5 % faster on an H200,
-  // so only max and min of doubles take them. (Before: one wave below 2 GiB and two from there;
-  // earlier, two waves at every size.) Max and min of doubles take tiles of one round nowhere: on
-  // an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max and min of
-  // 4-byte elements, 2 to 26 % ahead), and within 0.4 % of it either way in tiles of two rounds
-  // (2^28 to 2^30); they keep one wave below kTwoRoundTilesFromBytes. What makes their tiles slow
-  // was not measured with ncu; the kernels differ only in the operator, whose tree at the end of
-  // every tile is a 64-bit compare and two selects a step where a sum has one addition.
+  // so only max and min of doubles take them. Max and min of doubles take tiles of one round
+  // nowhere: on an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max
+  // and min of 4-byte elements, 2 to 26 % ahead). What makes those tiles slow was not measured with
+  // ncu; the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
+  // compare and two selects a step where a sum has one addition. In tiles of two rounds they were
+  // once kept to 2 GiB and up, one wave below; but on H200 1654424168181 that one wave fell behind
+  // cub by up to 1.2 % from 2^27 to 2^28 - 1. Against cub in the same process, tiles of two rounds
+  // were further ahead than the one wave at every size from 2^21 to 2^28 - 1, on an H200
+  // (1652826072045: cub's time over theirs 1.024 to 1.23, the one wave's 1.008 to 1.21) and on an
+  // H100 (1652923028849: 1.034 to 1.21 against 1.017 to 1.18); in time, 2 to 9 % faster than the
+  // one wave from 2^21 on the H200, 1 to 9 % from 2^23 on the H100 (README.md, "A path for every
+  // size").
+  // So they take them from kTilesFromBytes too.
   // The tile path's sums end with atomicAdds into words kept beside the scratch, instead of slots
   // and the fold: an int sum with one 32-bit atomicAdd a tile into one word; a float or double sum
   // with its tile's result as an exact integer in up to three 64-bit pieces (exact_sum.cuh), which
@@ -80,7 +86,6 @@ struct FastestChoice {
   static constexpr bool kChunked = false;
   static constexpr int kBlock = 1024;
   static constexpr std::size_t kTilesFromBytes = std::size_t(16) << 20;
-  static constexpr std::size_t kTwoRoundTilesFromBytes = std::size_t(2) << 30;
 };
 
 // Where fastest runs n: one block (the single-block path), the grid path, or the tile path, with
@@ -109,13 +114,12 @@ constexpr bool one_round_tiles() {
   return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8;
 }
 
-// The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: one
-// round from kTilesFromBytes (one_round_tiles), else two from kTwoRoundTilesFromBytes.
+// The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: from
+// kTilesFromBytes, one round (one_round_tiles), else two.
 template <typename Op, typename T>
 constexpr int tile_rounds(std::size_t n) {
-  const std::size_t bytes = n * sizeof(T);
-  if (one_round_tiles<Op, T>()) return bytes >= FastestChoice::kTilesFromBytes ? 1 : 0;
-  return bytes >= FastestChoice::kTwoRoundTilesFromBytes ? 2 : 0;
+  if (n * sizeof(T) < FastestChoice::kTilesFromBytes) return 0;
+  return one_round_tiles<Op, T>() ? 1 : 2;
 }
 
 // The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
