@@ -60,11 +60,11 @@ struct FastestChoice {
   // compare and two selects a step where a sum has one addition. In tiles of two rounds they were
   // once kept to 2 GiB and up, one wave below; but on H200 1654424168181 that one wave fell behind
   // cub by up to 1.2 % from 2^27 to 2^28 - 1. Against cub in the same process, tiles of two rounds
-  // were further ahead than the one wave at every size from 2^21 to 2^28 - 1, on an H200
-  // (1652826072045: cub's time over theirs 1.024 to 1.23, the one wave's 1.008 to 1.21) and on an
-  // H100 (1652923028849: 1.034 to 1.21 against 1.017 to 1.18); in time, 2 to 9 % faster than the
-  // one wave from 2^21 on the H200, 1 to 9 % from 2^23 on the H100 (README.md, "A path for every
-  // size").
+  // were further ahead than the one wave at every size from 2^23 to 2^28 - 1, and level at 2^21 and
+  // 2^22 (both 10 to 23 % ahead of cub), on an H200 (1652826072045: cub's time over theirs 1.024 to
+  // 1.23, the one wave's 1.008 to 1.21) and on an H100 (1652923028849: 1.034 to 1.21 against 1.017
+  // to 1.18); in time, 2 to 9 % faster than the one wave from 2^21 on the H200, 1 to 9 % from 2^23
+  // on the H100 (README.md, "A path for every size").
   // So they take them from kTilesFromBytes too.
   // The tile path's sums end with atomicAdds into words kept beside the scratch, instead of slots
   // and the fold: an int sum with one 32-bit atomicAdd a tile into one word; a float or double sum
