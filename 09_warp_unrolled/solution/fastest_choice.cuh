@@ -59,7 +59,7 @@ struct FastestChoice {
   // ncu; the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
   // compare and two selects a step where a sum has one addition. In tiles of two rounds they were
   // once kept to 2 GiB and up, one wave below; but on H200 1654424168181 that one wave fell behind
-  // cub by up to 1.2 % from 2^27 to 2^28 - 1. Against cub in the same process, tiles of two rounds
+  // cub by up to 1.2 % from 10^8 to 2^28 - 1. Against cub in the same process, tiles of two rounds
   // were further ahead than the one wave at every size from 2^23 to 2^28 - 1, and level at 2^21 and
   // 2^22 (both 10 to 23 % ahead of cub), on an H200 (1652826072045: cub's time over theirs 1.024 to
   // 1.23, the one wave's 1.008 to 1.21) and on an H100 (1652923028849: 1.034 to 1.21 against 1.017
