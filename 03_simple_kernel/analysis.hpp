@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <string>
 
-#include "thread_slots.hpp"
+#include "emulator/thread_slots.hpp"
 
 namespace ch03 {
+
+namespace sb = reduction::single_block;
 
 // Who owns what, the first line of the trace.
 inline std::string layout(unsigned /*threads*/) { return "thread t owns data[2t]"; }
@@ -21,8 +23,8 @@ constexpr const char* kActivityPredicate =
 // The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
 // that fills at least one warp: five steps with every one of the n/64 warps active, then half as
 // many in each step after.
-inline ClosedForm text_closed_form(std::size_t n) {
-  ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
+inline sb::ClosedForm text_closed_form(std::size_t n) {
+  sb::ClosedForm form{"(5N/64 + N/128 + N/256 + ... + 1) * 32",
                   {},
                   "n a power of two, at least 64",
                   "it counts five steps with every warp\n  active, but there are six: at "

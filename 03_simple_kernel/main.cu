@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/block_model.hpp"
-#include "03_simple_kernel/single_block/block_trace.hpp"
-#include "03_simple_kernel/single_block/single_block.hpp"
-#include "03_simple_kernel/single_block/traced.cuh"
+#include "emulator/block_model.hpp"
+#include "emulator/block_trace.hpp"
+#include "emulator/single_block.hpp"
+#include "emulator/traced.cuh"
 #include "common/cuda_check.cuh"
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "analysis.hpp"
-#include "emulated.hpp"
+#include "emulator/emulated.hpp"
 #include "simple_kernel.cuh"
 
 using namespace reduction;
@@ -82,7 +82,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // recording on the GPU). If the run finds the kernel wrong (not written yet, a race, ...), counts
   // and a trace of it would teach nothing: the program says what was found instead.
   std::string findings;
-  const std::vector<sb::Access> emulated = ch03::emulate_accesses(row0, &findings);
+  const std::vector<sb::Access> emulated = reduction::emulator::emulate_accesses(row0, &findings);
   const char* type = type_name(data_type_of<T>());
   sb::print_launch(report.text(), threads, rows);
   report.text() << "\n";
@@ -93,17 +93,17 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   } else {
     const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
     steps = sb::tree_steps(counts);
-    const ch03::ClosedForm text_form = ch03::text_closed_form(n);
-    ch03::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
+    const sb::ClosedForm text_form = ch03::text_closed_form(n);
+    sb::print_execution_model(report.text(), counts, ch03::kActivityPredicate, text_form, type);
     report.text() << "\n";
     sb::print_memory(report.text(), counts, type);
-    report.fields().set("efficiency", ch03::efficiency_json(counts));
-    report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
+    report.fields().set("efficiency", sb::efficiency_json(counts));
+    report.fields().set("text_closed_form", sb::closed_form_json(text_form));
     report.fields().set("launch", sb::launch_json(threads, rows));
     report.fields().set("memory", sb::memory_json(counts));
     report.fields().set("steps", sb::steps_json(counts));
     // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-    // loads and stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the emulated run.
+    // loads and stores (emulator/traced.cuh); without a GPU, the emulated run.
     if (trace) {
       const auto accesses = device ? record(&ch03::simple_kernel<Traced<T>>, row0, threads) : emulated;
       sb::show_trace(report,

@@ -1,8 +1,8 @@
 // CPU tests of chapter 03's kernel itself, for a student without a GPU: the kernel's own source
-// runs on the CPU emulator (03_simple_kernel/single_block/emulator.hpp), one fiber per thread, in several thread
+// runs on the CPU emulator (emulator/emulator.hpp), one fiber per thread, in several thread
 // orders, and must give every row's sum with no race, no access out of bounds and no barrier that
 // some thread misses. A missing barrier fails here every time, not once in a while.
-#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
+#include "emulator/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
 #include "simple_kernel.cuh"
 
 namespace emu = reduction::emulator::testing;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "../02_reduction_tree/reduction_tree.hpp"
-#include "03_simple_kernel/single_block/block_testing.hpp"
+#include "emulator/block_testing.hpp"
 #include "common/input.hpp"
 #include "analysis.hpp"
-#include "emulated.hpp"
+#include "emulator/emulated.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
@@ -25,7 +25,7 @@ using sb::testing::column;
 template <typename T>
 std::vector<sb::Access> emulated(const std::vector<T>& x) {
   std::string findings;
-  std::vector<sb::Access> accesses = ch03::emulate_accesses(x, &findings);
+  std::vector<sb::Access> accesses = reduction::emulator::emulate_accesses(x, &findings);
   INFO("n = " << x.size() << ": the kernel's emulated run found\n" << findings);
   REQUIRE(findings.empty());
   return accesses;

@@ -4,7 +4,7 @@
 //    result, and the array the kernel leaves behind, bit for bit the emulated run's;
 //  - rows: every row of a batch bit for bit what the emulated run gives for that row alone;
 //  - the recording: the kernel itself, run on elements that log their loads and stores
-//    (03_simple_kernel/single_block/traced.cuh), takes the steps of the emulated run, line for line
+//    (emulator/traced.cuh), takes the steps of the emulated run, line for line
 //    and value for value, so the trace and the counts (thread slots, requests, sectors) are the
 //    same: for every n from 1 to 2048 in int, and for the sizes that matter in float and double
 //    (the counts depend on the element size, the values on the type).
@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/block_testing.hpp"
-#include "03_simple_kernel/single_block/traced.cuh"
+#include "emulator/block_testing.hpp"
+#include "emulator/traced.cuh"
 #include "common/gpu.cuh"
 #include "common/input.hpp"
-#include "emulated.hpp"
+#include "emulator/emulated.hpp"
 #include "simple_kernel.cuh"
 
 using namespace reduction;
@@ -33,7 +33,7 @@ const std::vector<std::size_t> kSizesThatMatter = {1,   2,   3,   4,   5,    7, 
 template <typename T>
 std::vector<sb::Access> emulated(const std::vector<T>& x) {
   std::string findings;
-  std::vector<sb::Access> accesses = ch03::emulate_accesses(x, &findings);
+  std::vector<sb::Access> accesses = reduction::emulator::emulate_accesses(x, &findings);
   INFO("n = " << x.size() << ": the kernel's emulated run found\n" << findings);
   REQUIRE(findings.empty());
   return accesses;

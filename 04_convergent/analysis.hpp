@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <string>
 
-#include "../03_simple_kernel/thread_slots.hpp"  // ClosedForm
+#include "emulator/thread_slots.hpp"  // ClosedForm
 
 namespace ch04 {
+
+namespace sb = reduction::single_block;
 
 // Who owns what, the first line of the trace.
 inline std::string layout(unsigned /*threads*/) { return "thread t owns data[t]"; }
@@ -20,8 +22,8 @@ constexpr const char* kActivityPredicate =
 // The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
 // that fills at least one warp: the n/64 warps of the first step, half as many in each step after,
 // down to one warp, which then stays active for the last five steps (strides 16 to 1).
-inline ch03::ClosedForm text_closed_form(std::size_t n) {
-  ch03::ClosedForm form{"(N/64 + N/128 + N/256 + ... + 1 + 5) * 32", {}, "n a power of two, at least 64", ""};
+inline sb::ClosedForm text_closed_form(std::size_t n) {
+  sb::ClosedForm form{"(N/64 + N/128 + N/256 + ... + 1 + 5) * 32", {}, "n a power of two, at least 64", ""};
   if (n >= 64 && (n & (n - 1)) == 0) {
     std::size_t warp_steps = 5;
     for (std::size_t warps = n / 64; warps >= 1; warps /= 2) warp_steps += warps;

@@ -13,18 +13,18 @@
 #include <string>
 #include <vector>
 
-#include "../03_simple_kernel/thread_slots.hpp"  // chapter 03's table of thread slots
-#include "03_simple_kernel/single_block/block_model.hpp"
-#include "03_simple_kernel/single_block/block_trace.hpp"
-#include "03_simple_kernel/single_block/single_block.hpp"
-#include "03_simple_kernel/single_block/traced.cuh"
+#include "emulator/thread_slots.hpp"  // chapter 03's table of thread slots
+#include "emulator/block_model.hpp"
+#include "emulator/block_trace.hpp"
+#include "emulator/single_block.hpp"
+#include "emulator/traced.cuh"
 #include "common/cuda_check.cuh"
 #include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "convergent.cuh"
 #include "analysis.hpp"
-#include "emulated.hpp"
+#include "emulator/emulated.hpp"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
@@ -80,11 +80,11 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
   // The analysis: what every thread does at every step, counted warp by warp in chapter 03's table
-  // (../03_simple_kernel/thread_slots.hpp), from the kernel's own source run on row 0 on the CPU
+  // (emulator/thread_slots.hpp), from the kernel's own source run on row 0 on the CPU
   // emulator (emulated.cpp; the GPU tests hold that run against a recording on the GPU). If the run
   // finds the kernel wrong, the program says what was found instead of counting a wrong run.
   std::string findings;
-  const std::vector<sb::Access> emulated = ch04::emulate_accesses(row0, &findings);
+  const std::vector<sb::Access> emulated = reduction::emulator::emulate_accesses(row0, &findings);
   const char* type = type_name(data_type_of<T>());
   sb::print_launch(report.text(), threads, rows);
   report.text() << "\n";
@@ -95,17 +95,17 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   } else {
     const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
     steps = sb::tree_steps(counts);
-    const ch03::ClosedForm text_form = ch04::text_closed_form(n);
-    ch03::print_execution_model(report.text(), counts, ch04::kActivityPredicate, text_form, type);
+    const sb::ClosedForm text_form = ch04::text_closed_form(n);
+    sb::print_execution_model(report.text(), counts, ch04::kActivityPredicate, text_form, type);
     report.text() << "\n";
     sb::print_memory(report.text(), counts, type);
-    report.fields().set("efficiency", ch03::efficiency_json(counts));
-    report.fields().set("text_closed_form", ch03::closed_form_json(text_form));
+    report.fields().set("efficiency", sb::efficiency_json(counts));
+    report.fields().set("text_closed_form", sb::closed_form_json(text_form));
     report.fields().set("launch", sb::launch_json(threads, rows));
     report.fields().set("memory", sb::memory_json(counts));
     report.fields().set("steps", sb::steps_json(counts));
     // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-    // loads and stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the emulated run.
+    // loads and stores (emulator/traced.cuh); without a GPU, the emulated run.
     if (trace) {
       const auto accesses = device ? record(&ch04::convergent_kernel<Traced<T>>, row0, threads) : emulated;
       sb::show_trace(report,

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "03_simple_kernel/single_block/block_model.hpp"
+#include "emulator/block_model.hpp"
 
 namespace ch05 {
 

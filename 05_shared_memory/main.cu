@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/block_model.hpp"
-#include "03_simple_kernel/single_block/block_trace.hpp"
-#include "03_simple_kernel/single_block/single_block.hpp"
-#include "03_simple_kernel/single_block/traced.cuh"
+#include "emulator/block_model.hpp"
+#include "emulator/block_trace.hpp"
+#include "emulator/single_block.hpp"
+#include "emulator/traced.cuh"
 #include "common/cuda_check.cuh"
 #include "common/gpu.cuh"      // DeviceBuffer, time_gpu
 #include "common/measure.cuh"  // open_gpu
 #include "common/program.hpp"
 #include "analysis.hpp"
-#include "emulated.hpp"
+#include "emulator/emulated.hpp"
 #include "shared_memory.cuh"
 
 using namespace reduction;
@@ -83,7 +83,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // the lesson is global memory, read once. If the run finds the kernel wrong, the program says
   // what was found instead of counting a wrong run.
   std::string findings;
-  const std::vector<sb::Access> emulated = ch05::emulate_accesses(row0, &findings);
+  const std::vector<sb::Access> emulated = reduction::emulator::emulate_accesses(row0, &findings);
   sb::print_launch(report.text(), threads, rows);
   std::size_t steps = depth;  // the steps of the tree, for the note on the timing
   if (!findings.empty()) {
@@ -98,7 +98,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
     report.fields().set("memory", sb::memory_json(counts));
     report.fields().set("steps", sb::steps_json(counts));
     // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-    // loads and stores (03_simple_kernel/single_block/traced.cuh); without a GPU, the emulated run.
+    // loads and stores (emulator/traced.cuh); without a GPU, the emulated run.
     if (trace) {
       const auto accesses = device ? record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads) : emulated;
       sb::show_trace(report,

@@ -1,5 +1,5 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
-// runs on the CPU emulator (03_simple_kernel/single_block/emulator.hpp) in the launches its launcher
+// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher
 // makes (two launches through ch08::launch_two_passes, or fastest's one), one fiber per thread, the
 // lanes of a warp in adversarial orders between warp barriers, the blocks one after another in both
 // orders. Each must give the sum with no race (within a warp, a block, or between blocks), no
@@ -13,7 +13,7 @@
 // which a host compile never enters.
 #include <utility>
 
-#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 
 REDUCTION_EMULATOR_DYNAMIC_SHARED(ch09)  // what the warp finishes' `extern __shared__ ... shared_bytes[]` names
 #define REDUCTION_EMULATOR               // the headers' launchers need the CUDA runtime: left out

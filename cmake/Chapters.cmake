@@ -149,11 +149,12 @@ function(add_reduction_chapter)
   endif()
 endfunction()
 
-# add_single_block_chapter(<gpu tests> <array>): a chapter of one block (03 to 05): its program,
-# its tests (test_model.cpp on the CPU, <gpu tests> on the GPU), its kernel on the CPU emulator
-# (emulated.cpp) and the runs they all share. <array>
+# add_single_block_chapter(<gpu tests> <array> <kernel header> <kernel>): a chapter of one block (03
+# to 05): its program, its tests (test_model.cpp on the CPU, <gpu tests> on the GPU), its kernel
+# (the template <kernel>, in <kernel header>) on the CPU emulator (emulator/emulated.cpp) and the
+# runs they all share. <array>
 # is where the kernel's result is taken from ("data", "partial"), as the trace prints it.
-function(add_single_block_chapter gpu_tests result_array)
+function(add_single_block_chapter gpu_tests result_array kernel_header kernel)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   _reduction_label(${chapter} label)
   add_reduction_chapter(
@@ -167,11 +168,13 @@ function(add_single_block_chapter gpu_tests result_array)
                  "rows_not_a_number: --rows 3x" "rows_traced: --n 8 --rows 3 --trace" "rows_past_a_grid: --rows 2^31"
     # The smallest and the largest size, and one that is not a power of two, over rows.
     SANITIZE "clean: --n 1" "clean: --n 13 --rows 3 --type double" "clean: --n 2048 --type float")
-  # The kernel on the CPU emulator (emulated.cpp, compiled by the host compiler), from the same
+  # The kernel on the CPU emulator (emulator/emulated.cpp, compiled by the host compiler), from the same
   # kernel header as the program (solution/, or the student's in exercise mode): the program's
   # analysis comes from it, the CPU tests check the counts and figures on it, and the GPU tests
   # hold it against the recording on the GPU.
-  add_library(${chapter}_emulated STATIC emulated.cpp)
+  add_library(${chapter}_emulated STATIC ${PROJECT_SOURCE_DIR}/emulator/emulated.cpp)
+  target_compile_definitions(${chapter}_emulated PRIVATE "REDUCTION_KERNEL_HEADER=\"${kernel_header}\""
+                                                         REDUCTION_KERNEL=${kernel})
   reduction_use_kernel_headers(${chapter}_emulated)
   target_link_libraries(${chapter}_emulated PUBLIC reduction_emulator)
   foreach(target ${chapter} ${chapter}_cpu_tests ${chapter}_gpu_tests)

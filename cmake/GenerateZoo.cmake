@@ -47,7 +47,7 @@
 # `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
 # pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
 # that must catch the bug (the tests check each one):
-#   emulator          the CPU emulator (03_simple_kernel/single_block/emulator.hpp); `emulator:race`
+#   emulator          the CPU emulator (emulator/emulator.hpp); `emulator:race`
 #                     or `emulator:race,wrong_value` also names the findings it must report
 #   delayed_warps     the single-block GPU test that holds back some warps' stores
 #   value             the GPU result is wrong (int, compared exactly) for the bug's n
@@ -60,7 +60,7 @@
 # For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed
 # to <namespace>_<bug>, so that every bug of a chapter can be compiled into one program beside the
 # solution; <out>/zoo_list.hpp includes the solution and them all, names the chapter and the kernel
-# for the shared zoo tests (03_simple_kernel/single_block/zoo_*), and lists the bugs:
+# for the shared zoo tests (emulator/zoo_*), and lists the bugs:
 #
 #   REDUCTION_ZOO_CHAPTER "chapter 04", REDUCTION_ZOO_TAG "[chapter04]"
 #   REDUCTION_ZOO_KERNEL(ns, E): ns::convergent_kernel<E>, the kernel of namespace ns for elements E

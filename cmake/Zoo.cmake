@@ -7,7 +7,7 @@
 # solution the same way:
 #   emulator          CPU test <chapter>.zoo_emulated: the CPU emulator (emulator.hpp) catches every
 #                     bug given to it, with the findings named; the single-block launch
-#                     (03_simple_kernel/single_block/zoo_emulated.cpp), with GRID a grid launch
+#                     (emulator/zoo_emulated.cpp), with GRID a grid launch
 #                     (zoo_grid_emulated.cpp beside it), or with PASSES the launches each bug's
 #                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09)
 #   delayed_warps     GPU test <chapter>.zoo_delayed_warps (single_block/zoo_delayed_warps.cu): with
@@ -74,7 +74,7 @@ function(reduction_add_zoo header)
 
   if(delayed)
     set(target ${chapter}_zoo_tests)
-    add_executable(${target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_delayed_warps.cu)
+    add_executable(${target} ${PROJECT_SOURCE_DIR}/emulator/zoo_delayed_warps.cu)
     target_link_libraries(${target} PRIVATE reduction_test_gpu)
     # The solution, also in exercise mode: the zoo tests the detectors against the right kernel.
     target_include_directories(${target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
@@ -86,11 +86,11 @@ function(reduction_add_zoo header)
   if(emulator)
     set(cpu_target ${chapter}_zoo_cpu_tests)
     if(ARG_PASSES)
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_passes_emulated.cpp)
+      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_passes_emulated.cpp)
     elseif(ARG_GRID)
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_grid_emulated.cpp)
+      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_grid_emulated.cpp)
     else()
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/03_simple_kernel/single_block/zoo_emulated.cpp)
+      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_emulated.cpp)
     endif()
     target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu reduction_emulator)
     target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)

@@ -20,7 +20,7 @@
 namespace ch03 {
 
 // T is int, float or double for the timed launch. The trace and the tests launch the same template
-// with reduction::Traced<T>, an element that logs its loads and stores (03_simple_kernel/single_block/traced.cuh).
+// with reduction::Traced<T>, an element that logs its loads and stores (emulator/traced.cuh).
 template <typename T>
 __global__ void simple_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).

@@ -21,7 +21,7 @@
 namespace ch04 {
 
 // T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
-// (03_simple_kernel/single_block/traced.cuh), as in chapter 03.
+// (emulator/traced.cuh), as in chapter 03.
 template <typename T>
 __global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).

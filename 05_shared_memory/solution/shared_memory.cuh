@@ -15,13 +15,13 @@
 
 #include <cstddef>
 
-#include "03_simple_kernel/single_block/single_block.hpp"
+#include "emulator/single_block.hpp"
 #include "common/ops.hpp"
 
 namespace ch05 {
 
 // T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
-// (03_simple_kernel/single_block/traced.cuh), as in chapter 03: its loads and stores of partial[] are logged too.
+// (emulator/traced.cuh), as in chapter 03: its loads and stores of partial[] are logged too.
 template <typename T>
 __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).

@@ -10,7 +10,7 @@
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 // The CUDA runtime and the registry, which only the launcher below needs: the CPU emulator
-// (03_simple_kernel/single_block/emulator.hpp) compiles the kernel alone, with g++.
+// (emulator/emulator.hpp) compiles the kernel alone, with g++.
 #ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
 

@@ -16,7 +16,7 @@
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 // The CUDA runtime, the device queries and the registry, which only the launchers need: the CPU
-// emulator (03_simple_kernel/single_block/emulator.hpp) compiles the kernels alone, with g++, and
+// emulator (emulator/emulator.hpp) compiles the kernels alone, with g++, and
 // chapter 09's kernels with them.
 #ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>

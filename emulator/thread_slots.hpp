@@ -1,7 +1,7 @@
-// Chapter 03's lesson, which chapter 04 uses too: how the threads of a block are spent. A warp
+// What chapters 03 and 04 print of how the threads of a block are spent. A warp
 // holds all 32 of its thread slots for a step in which any of its threads adds, so the cost of a
 // step is its active warps; the program prints them step by step, from the counts of
-// 03_simple_kernel/single_block/block_model.hpp, and beside them the closed form that PMPP (10.4) gives for the kernel.
+// emulator/block_model.hpp, and beside them the closed form that PMPP (10.4) gives for the kernel.
 #pragma once
 
 #include <cmath>
@@ -10,12 +10,10 @@
 #include <ostream>
 #include <string>
 
-#include "03_simple_kernel/single_block/block_model.hpp"
+#include "emulator/block_model.hpp"
 #include "common/json.hpp"
 
-namespace ch03 {
-
-namespace sb = reduction::single_block;
+namespace reduction::single_block {
 
 // A closed form from the text, to print beside the evaluation.
 struct ClosedForm {
@@ -27,7 +25,7 @@ struct ClosedForm {
 
 // The step table and the efficiency, with the text's closed form beside it.
 //   predicate: the activity predicate in words.
-inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, const std::string& predicate,
+inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
                                   const ClosedForm& text, const char* type) {
   out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
       << "  " << predicate << "\n\n";
@@ -36,7 +34,7 @@ inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, c
                 "active warps", "sectors per request", "bytes used");
   out << line;
   int step = 0;
-  for (const sb::StepCounts& s : c.steps) {
+  for (const StepCounts& s : c.steps) {
     if (!s.adds) continue;
     const std::string sectors =
         !s.requests ? "-"
@@ -45,7 +43,7 @@ inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, c
             : std::to_string(s.min_request_sectors) + "-" + std::to_string(s.max_request_sectors);
     std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
                   s.active_warps, sectors.c_str(),
-                  sb::percent(sb::used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
+                  percent(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
     out << line;
   }
   out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"
@@ -55,14 +53,14 @@ inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, c
       << "   sectors' bytes that the threads load or store)\n\n"
       << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
       << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
-      << " additions: efficiency " << sb::percent(c.efficiency) << "\n"
+      << " additions: efficiency " << percent(c.efficiency) << "\n"
       << "  the text's closed form " << text.formula << "\n  ";
   if (!text.thread_slots) {
     out << "does not apply: it is meant for " << text.applies_to << "\n";
     return;
   }
   out << "gives " << *text.thread_slots << " thread slots (efficiency "
-      << sb::percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
+      << percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
   if (*text.thread_slots == c.thread_slots)
     out << ": it agrees\n";
   else
@@ -70,7 +68,7 @@ inline void print_execution_model(std::ostream& out, const sb::BlockCounts& c, c
 }
 
 // The JSON of the analysis: "efficiency" and "text_closed_form".
-inline reduction::Json efficiency_json(const sb::BlockCounts& c) {
+inline reduction::Json efficiency_json(const BlockCounts& c) {
   return {{"ops", c.ops}, {"warp_steps", c.warp_steps}, {"thread_slots", c.thread_slots}, {"efficiency", c.efficiency}};
 }
 
@@ -81,4 +79,4 @@ inline reduction::Json closed_form_json(const ClosedForm& text) {
   return j;
 }
 
-}  // namespace ch03
+}  // namespace reduction::single_block

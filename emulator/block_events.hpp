@@ -4,7 +4,7 @@
 // The same kernel source gives the list of accesses, one load or store of one element at a time,
 // in two places:
 //  - on the GPU, run on elements that log every load and store they take part in
-//    (03_simple_kernel/single_block/traced.cuh): the recording;
+//    (emulator/traced.cuh): the recording;
 //  - on the CPU emulator (emulator.hpp), run on elements that report them likewise: the emulated
 //    run, which needs no GPU.
 // steps_of() turns either list into the steps of the tree; the trace (block_trace.hpp) and the

@@ -1,5 +1,5 @@
 // The execution-resource and memory counts of a single-block reduction (chapters 03 to 05),
-// computed from the steps its threads took (03_simple_kernel/single_block/block_events.hpp: recorded from the kernel on
+// computed from the steps its threads took (emulator/block_events.hpp: recorded from the kernel on
 // the GPU, or from the same kernel run on the CPU emulator), and how the programs print them.
 //
 // count() goes through each step warp by warp and counts:

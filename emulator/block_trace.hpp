@@ -1,5 +1,5 @@
 // The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn
-// from the steps its threads took (03_simple_kernel/single_block/block_events.hpp): recorded from the kernel on the GPU
+// from the steps its threads took (emulator/block_events.hpp): recorded from the kernel on the GPU
 // when there is one, else from the same kernel run on the CPU emulator, and labelled as such.
 #pragma once
 

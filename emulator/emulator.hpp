@@ -31,7 +31,7 @@
 // into host C++ for the emulator. Only host-compiled sources include it: the CPU tests, and each
 // chapter's emulated.cpp, which the program calls.
 //
-//   #include "03_simple_kernel/single_block/emulator.hpp"
+//   #include "emulator/emulator.hpp"
 //   #include "convergent.cuh"
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
@@ -82,7 +82,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "03_simple_kernel/single_block/block_events.hpp"
+#include "emulator/block_events.hpp"
 #include "common/ops.hpp"
 #include "common/reference.hpp"
 

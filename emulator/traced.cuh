@@ -11,7 +11,7 @@
 //    in global or shared memory: `data[i] = ...`, `partial[t] = data[t]`, `*result = partial[0]`;
 //  - the addition gives a value one level deeper than its deeper operand.
 // A copy between a function's own variables touches no memory and is not logged. Barriers leave no
-// trace (the kernel is not touched): 03_simple_kernel/single_block/block_events.hpp finds the steps from the accesses.
+// trace (the kernel is not touched): emulator/block_events.hpp finds the steps from the accesses.
 #pragma once
 
 #include <cuda_runtime.h>

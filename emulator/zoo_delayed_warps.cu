@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/single_block.hpp"
+#include "emulator/single_block.hpp"
 #include "common/input.hpp"
 #include "common/testing/delayed.cuh"
 #include "common/testing/testing.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 
 // Each namespace's `extern __shared__` memory, defined before its headers; the headers' launchers
 // need the CUDA runtime, so they are left out. REDUCTION_ZOO_PASSES asks zoo_list.hpp for each

@@ -1,5 +1,5 @@
 // The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
-#include "03_simple_kernel/single_block/emulator.hpp"
+#include "emulator/emulator.hpp"
 
 #include <link.h>
 #include <sys/mman.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 
 // Each namespace's `extern __shared__` memory, defined before its header; the headers' launchers
 // and registries need the CUDA runtime, so they are left out.

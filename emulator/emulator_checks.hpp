@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/input.hpp"
-#include "03_simple_kernel/single_block/single_block.hpp"
+#include "emulator/single_block.hpp"
 #include "common/testing/testing.hpp"
-#include "03_simple_kernel/single_block/emulator.hpp"
+#include "emulator/emulator.hpp"
 
 namespace reduction::emulator::testing {
 

@@ -1,4 +1,4 @@
-// Tests of the CPU emulator itself (03_simple_kernel/single_block/emulator.hpp) on small kernels written here,
+// Tests of the CPU emulator itself (emulator/emulator.hpp) on small kernels written here,
 // each with one defect, for the findings that the chapters' bug zoos do not all produce: each
 // kernel must give its finding, and only the kernel without a defect none.
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/testing/testing.hpp"
-#include "03_simple_kernel/single_block/emulator.hpp"  // last: it ends with the CUDA shim
+#include "emulator/emulator.hpp"  // last: it ends with the CUDA shim
 
 using reduction::emulator::Checked;
 using reduction::emulator::FindingKind;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "03_simple_kernel/single_block/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+#include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 #include "zoo_list.hpp"  // the solution, the bugs, and the chapter's name and kernel
 
 namespace emu = reduction::emulator::testing;
