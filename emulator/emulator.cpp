@@ -45,6 +45,7 @@ const char* kind_name(FindingKind kind) {
     case FindingKind::kResultNotWritten: return "result_not_written";
     case FindingKind::kWrongValue: return "wrong_value";
     case FindingKind::kBadWarpMask: return "bad_warp_mask";
+    case FindingKind::kEndlessLoop: return "endless_loop";
   }
   return "?";
 }
@@ -252,6 +253,12 @@ class Machine {
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
   Fiber& self() { return fibers_[unsigned(current_)]; }
   void thread_fence();
+  // Stops the running thread for good, and with it the run: the scheduler never resumes it.
+  [[noreturn]] void stop_thread() {
+    stopped_ = true;
+    yield();
+    std::abort();  // not reached: a stopped run resumes no thread
+  }
 
  private:
   void run_block(unsigned b);
@@ -293,6 +300,7 @@ class Machine {
   std::uintptr_t lowest_shared_ = ~std::uintptr_t(0);
   std::vector<std::pair<FindingKind, Event>> first_;  // the first event of each kind
   std::vector<std::size_t> counts_ = std::vector<std::size_t>(kFindingKinds, 0);
+  std::uint64_t accesses_in_step_ = 0;  // the block's loads and stores since its last barrier
   bool stopped_ = false;  // a warp collective that cannot complete, or is misused: the run stops
   std::uint64_t atomics_ = 0;  // global atomics so far in the launch
   std::unordered_map<std::uintptr_t, Release> released_;  // global stores published by fence and atomic
@@ -564,6 +572,16 @@ void Machine::run_block(unsigned b) {
   }
   for (step_ = 0;; ++step_, ++run_step_) {
     for (Fiber& f : fibers_) std::fill(std::begin(f.clock), std::end(f.clock), 0u);  // a new step
+    accesses_in_step_ = 0;
+    if (step_ > kMaxBarriers) {  // a kernel that would never finish: say so rather than hang
+      Event event;
+      event.text = "block " + std::to_string(b) + " passed " + std::to_string(kMaxBarriers) +
+                   " barriers without finishing: an endless loop? A loop around __syncthreads() whose condition "
+                   "never turns false (a stride that stops changing, say) never ends (the run stops here)";
+      record(FindingKind::kEndlessLoop, event);
+      outcome_.finished = false;
+      return;
+    }
     // The threads run until each waits at a barrier or has returned; a warp collective that all its
     // lanes reach lets them go on.
     do run_ready();
@@ -644,6 +662,15 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
   if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
+  if (++accesses_in_step_ > kMaxAccessesPerStep) {  // a loop with no barrier that never ends
+    Event event;
+    event.text = "block " + std::to_string(block_) + ": its threads made " + std::to_string(kMaxAccessesPerStep) +
+                 " loads and stores without reaching a barrier or returning: an endless loop? (thread " +
+                 std::to_string(current_) + " was running; a loop whose index or bound never changes, say; the run "
+                 "stops here)";
+    record(FindingKind::kEndlessLoop, event);
+    stop_thread();
+  }
   if (schedule_ == Schedule::kInterleaved) yield();                  // let the next thread in first
   const int t = current_;
   Event event;
@@ -685,8 +712,11 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   if (shared && (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
                  address >= reinterpret_cast<std::uintptr_t>(_end)) &&
       (address < tls_begin_ || address >= tls_end_)) {
-    record(FindingKind::kOutOfBounds, event);  // neither a buffer, nor its guards, nor shared memory
-    return;
+    // Neither a buffer, nor its guards, nor shared memory: the access would land in memory the
+    // emulator itself lives in (past the end of a __shared__ array smaller than the block, say).
+    // It must not happen, so the thread stops here, and with it the run.
+    record(FindingKind::kOutOfBounds, event);
+    stop_thread();
   }
   if (shared) {
     lowest_shared_ = std::min(lowest_shared_, address);
@@ -843,7 +873,9 @@ std::string Machine::where(std::uintptr_t address, unsigned block) const {
   if ((address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
        address >= reinterpret_cast<std::uintptr_t>(_end)) &&
       (address < tls_begin_ || address >= tls_end_))
-    return "an address in no buffer and not in shared memory";
+    return "an address in no buffer and outside every shared array: past the end of an array? (a __shared__ "
+           "array declared smaller than the block of " + std::to_string(threads_) +
+           " threads, say; the run stops here)";
   return "shared element " + std::to_string((address - lowest_shared_) / buffers_[0].element_size) +
          " (counted from the lowest shared element touched)";
 }

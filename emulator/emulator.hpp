@@ -95,7 +95,9 @@ struct Dim3 {
 // What a run can find. The names are those a zoo.txt writes after `emulator:`.
 // bad_warp_mask: a warp collective (__syncwarp, a shuffle) whose mask leaves out the calling lane
 // or names a lane the block does not have, a shuffle that reads a lane outside its mask, or a
-// shuffle width that is not a power of two up to 32.
+// shuffle width that is not a power of two up to 32. endless_loop: a block that passes
+// kMaxBarriers barriers, or a thread that makes kMaxAccessesPerStep loads and stores between two,
+// without finishing (the run stops there instead of hanging).
 enum class FindingKind {
   kRace,
   kOutOfBounds,
@@ -103,10 +105,14 @@ enum class FindingKind {
   kDivergentBarrier,
   kResultNotWritten,
   kWrongValue,
-  kBadWarpMask
+  kBadWarpMask,
+  kEndlessLoop
 };
-constexpr std::size_t kFindingKinds = 7;
+constexpr std::size_t kFindingKinds = 8;
 const char* kind_name(FindingKind kind);
+
+constexpr unsigned kMaxBarriers = 10000;
+constexpr std::uint64_t kMaxAccessesPerStep = 4000000;
 
 struct Finding {
   FindingKind kind;
@@ -303,6 +309,24 @@ struct Checked {
     return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
   }
   Checked& operator+=(const Checked& other) { return *this = *this + other; }
+
+  // What nvcc accepts in a kernel, the emulator accepts too: a literal or a plain variable where an
+  // element goes (`T sum = 0;`, `partial[t] + 1`), and an element read into a plain variable
+  // (`int sum = 0; sum += input[i];`, checked as a load of the element).
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  Checked(U v) : value(static_cast<V>(v)), level(0) {}
+  operator V() const {
+    detail::load(this, &value, sizeof(V), level);
+    return value;
+  }
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  friend Checked operator+(Checked a, U b) {
+    return a + Checked(b);
+  }
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  friend Checked operator+(U a, Checked b) {
+    return Checked(a) + b;
+  }
 };
 
 namespace detail {
@@ -716,7 +740,7 @@ struct WarpShuffle {
 // (emulator.cpp); returns the old value.
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
-                                                 reduction::emulator::Checked<V> value) {
+                                                 typename std::common_type<reduction::emulator::Checked<V>>::type value) {
   return reduction::emulator::detail::atomic_add(address, value);
 }
 

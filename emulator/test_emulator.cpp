@@ -69,6 +69,45 @@ __global__ void wrong_row(Element* data, std::size_t n, Element* result) {
   if (threadIdx.x == 0 && blockIdx.x == 1) result[0] = data[n];
 }
 
+// A tree whose stride never reaches a value that ends the loop: once 0 it stays 0.
+__global__ void endless_tree(Element* data, std::size_t n, Element* result) {
+  __shared__ Element partial[64];
+  data += blockIdx.x * n;
+  partial[threadIdx.x] = data[threadIdx.x];
+  for (int stride = int(blockDim.x) / 2; stride >= 0; stride /= 2) {
+    __syncthreads();
+    if (int(threadIdx.x) < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+  }
+  if (threadIdx.x == 0) result[blockIdx.x] = partial[0];
+}
+
+// A loop with no barrier whose index never moves.
+__global__ void endless_scan(Element* data, std::size_t n, Element* result) {
+  Element sum(0);
+  for (std::size_t i = threadIdx.x; i < n; i += 0) sum += data[blockIdx.x * n + i];
+  if (threadIdx.x == 0) result[blockIdx.x] = sum;
+}
+
+// A shared array of 8 elements for a block of 1024 threads: threads 8 to 1023 store past its end,
+// far enough to leave the program's thread_local memory (where the shim puts shared arrays).
+__global__ void small_shared(Element* data, std::size_t n, Element* result) {
+  __shared__ Element partial[8];
+  partial[threadIdx.x] = data[blockIdx.x * n + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) result[blockIdx.x] = partial[0];
+}
+
+// Written as a student might, and as nvcc accepts: a literal where an element goes, and a running
+// sum in a plain int.
+__global__ void plain_accumulators(Element* data, std::size_t n, Element* result) {
+  if (threadIdx.x != 0) return;
+  int sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += data[blockIdx.x * n + i];
+  Element total = 0;
+  total += sum;
+  result[blockIdx.x] = total + 0;
+}
+
 }  // namespace kernels
 
 // The kinds of finding of a run, each once.
@@ -156,4 +195,32 @@ TEST_CASE("the emulator's recording comes with the run's findings", "[emulator]"
   REQUIRE(recorded.findings.size() == 1);
   CHECK(recorded.findings[0].kind == FindingKind::kResultNotWritten);
   CHECK(recorded.findings[0].schedule == "in order");
+}
+
+TEST_CASE("the emulator: an endless loop is a finding, not a hang", "[emulator]") {
+  for (auto kernel : {&kernels::endless_tree, &kernels::endless_scan}) {
+    const auto run = emulate(kernel, std::vector<int>(64, 1), 32, 2);
+    INFO(run.describe());
+    REQUIRE(!run.findings.empty());
+    CHECK(run.findings[0].kind == FindingKind::kEndlessLoop);
+    CHECK(run.findings[0].message.find("an endless loop?") != std::string::npos);
+  }
+}
+
+TEST_CASE("the emulator: a store past a shared array's end stops the run with a finding", "[emulator]") {
+  const auto run = emulate(&kernels::small_shared, std::vector<int>(2048, 1), 1024, 2);
+  INFO(run.describe());
+  REQUIRE(!run.findings.empty());
+  CHECK(run.findings[0].kind == FindingKind::kOutOfBounds);
+  CHECK(run.findings[0].message.find("a __shared__ array declared smaller than the block of 1024 threads") !=
+        std::string::npos);
+}
+
+TEST_CASE("the emulator accepts what nvcc accepts: literals and plain accumulators", "[emulator]") {
+  std::vector<int> input(64);
+  for (int i = 0; i < 64; ++i) input[std::size_t(i)] = i;
+  const auto run = emulate(&kernels::plain_accumulators, input, 32, 2);
+  INFO(run.describe());
+  CHECK(run.findings.empty());
+  for (const auto& results : run.results) CHECK(results == std::vector<int>{496, 1520});
 }

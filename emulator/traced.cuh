@@ -22,6 +22,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "block_events.hpp"
@@ -101,6 +102,42 @@ struct Traced {
     return Traced(Sum{}(a.value, b.value), (a.level > b.level ? a.level : b.level) + 1);
   }
   __host__ __device__ Traced& operator+=(const Traced& other) { return *this = *this + other; }
+
+  // What nvcc accepts for a plain T, Traced<T> takes too: `volatile` shared memory (a warp finish
+  // written the old way), a literal or a plain variable where an element goes, and an element read
+  // into a plain variable (logged as a load).
+  __host__ __device__ Traced(const volatile Traced& other) : value(other.value), level(other.level) {
+#ifdef __CUDA_ARCH__
+    traced::log_access(false, const_cast<const Traced*>(&other), value, level);
+#endif
+  }
+  __host__ __device__ Traced& operator=(const volatile Traced& other) { return *this = Traced(other); }
+  __host__ __device__ void operator=(const Traced& other) volatile {
+#ifdef __CUDA_ARCH__
+    traced::log_access(false, &other, other.value, other.level);
+#endif
+    value = other.value;
+    level = other.level;
+#ifdef __CUDA_ARCH__
+    traced::log_access(true, const_cast<const Traced*>(this), other.value, other.level);
+#endif
+  }
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  __host__ __device__ Traced(U v) : value(static_cast<V>(v)), level(0) {}
+  __host__ __device__ operator V() const {
+#ifdef __CUDA_ARCH__
+    traced::log_access(false, this, value, level);
+#endif
+    return value;
+  }
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  friend __host__ __device__ Traced operator+(Traced a, U b) {
+    return a + Traced(b);
+  }
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
+  friend __host__ __device__ Traced operator+(U a, Traced b) {
+    return Traced(a) + b;
+  }
 };
 
 // Runs `kernel`, a chapter's kernel instantiated with Traced<V>, on one row `input` in a block of
