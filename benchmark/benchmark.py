@@ -255,7 +255,7 @@ def main():
     # Each multi-block program measures its own ceiling; the caption gives the one of the run with cub.
     caption = (f"{meta.get('device', 'unknown GPU')}, driver {meta.get('driver', '?')} "
                f"(CUDA {meta.get('driver_cuda_version', '?')}), CUDA runtime "
-               f"{meta.get('cuda_runtime', '?')}, {meta['date']}; n = {n}" + (f" ({exceptions})" if exceptions else "")
+               f"{meta.get('cuda_runtime', '?')}; n = {n}" + (f" ({exceptions})" if exceptions else "")
                + "; copy ceiling "
                + ", ".join(f"{t}: {v:.0f} GB/s" for t, v in ceil.items()))
     table = "\n".join(md)
