@@ -3,6 +3,7 @@
 // header and before the kernel headers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -16,6 +17,47 @@
 
 namespace reduction::emulator::testing {
 
+// The verdict on a run, in words and result first: whether every result was right, then what the
+// run found, one sentence a finding. `what` says which kernel and launch it was. Empty: right.
+template <typename V>
+std::string verdict(const std::string& what, const EmulatedRun<V>& run) {
+  if (run.findings.empty()) return "";
+  bool wrong_result = false;
+  for (const Finding& f : run.findings)
+    wrong_result = wrong_result || f.kind == FindingKind::kWrongValue || f.kind == FindingKind::kResultNotWritten ||
+                   f.kind == FindingKind::kEndlessLoop || f.kind == FindingKind::kDivergentBarrier;
+  std::string text = what + (wrong_result ? ": WRONG RESULT. " : ": every result was right, but the run found a hazard"
+                                                                 " that a GPU may turn into a wrong result. ");
+  // One sentence a kind of finding, the wrong result first, and in how many thread orders it came.
+  std::vector<FindingKind> kinds;
+  for (FindingKind first : {FindingKind::kWrongValue, FindingKind::kResultNotWritten, FindingKind::kEndlessLoop})
+    for (const Finding& f : run.findings)
+      if (f.kind == first && kinds.empty()) kinds.push_back(first);
+  for (const Finding& f : run.findings)
+    if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
+  for (FindingKind kind : kinds) {
+    const Finding* first = nullptr;
+    std::size_t orders = 0;
+    for (const Finding& f : run.findings)
+      if (f.kind == kind) {
+        if (!first) first = &f;
+        ++orders;
+      }
+    text += "\n  - " + std::string(kind_name(kind)) + " (threads in the order: " + first->schedule +
+            (orders > 1 ? ", and " + std::to_string(orders - 1) + " more order(s)" : std::string()) +
+            "): " + first->message;
+  }
+  return text;
+}
+
+// Fails the test with the verdict, the sentence first (no raw expansion before it); true if right.
+template <typename V>
+bool check_verdict(const std::string& what, const EmulatedRun<V>& run) {
+  const std::string text = verdict(what, run);
+  if (!text.empty()) FAIL_CHECK(text);
+  return text.empty();
+}
+
 // The sizes every solution is checked at: one element, the smallest blocks, a warp and either side
 // of it, and either side of the largest block, powers of two and not.
 inline const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 32, 33, 1000, 1024, 2047, 2048};
@@ -28,11 +70,11 @@ template <typename V, typename Kernel>
 bool check_solution(const char* chapter, Kernel kernel, std::size_t n, std::size_t rows, std::uint64_t seed) {
   const auto input = generate_input<V>(n * rows, seed);
   const auto run = emulate(kernel, input, single_block::threads_for(n), rows);
-  INFO(chapter << "'s kernel, checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n
-               << ", rows = " << rows << ", seed " << seed << "\n" << run.describe());
   CHECK(run.schedules.size() == std::size(kSchedules));
-  CHECK(run.findings.empty());
-  return run.findings.empty();
+  return check_verdict(std::string(chapter) + "'s kernel on the CPU emulator (" + type_name(data_type_of<V>()) +
+                           ", n = " + std::to_string(n) + ", " + std::to_string(rows) + " row(s), a block of " +
+                           std::to_string(single_block::threads_for(n)) + " threads, seed " + std::to_string(seed) + ")",
+                       run);
 }
 
 // The sizes and blocks a grid's solution (chapters 06 and 07) is checked at: one element, either
@@ -50,11 +92,11 @@ bool check_grid_solution(const char* chapter, Kernel kernel, std::size_t n, std:
                          std::size_t depth, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
   const auto input = generate_input<V>(n, seed);
   const auto run = emulate_grid(kernel, input, unsigned(blocks), threads, threads * sizeof(Checked<V>), depth, dynamic);
-  INFO(chapter << "'s kernel, checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n
-               << ", " << blocks << " blocks of " << threads << " threads, seed " << seed << "\n" << run.describe());
   CHECK(run.schedules.size() == 2 * std::size(kSchedules));
-  CHECK(run.findings.empty());
-  return run.findings.empty();
+  return check_verdict(std::string(chapter) + "'s kernel on the CPU emulator (" + type_name(data_type_of<V>()) +
+                           ", n = " + std::to_string(n) + ", " + std::to_string(blocks) + " blocks of " +
+                           std::to_string(threads) + " threads, seed " + std::to_string(seed) + ")",
+                       run);
 }
 
 // The launches of a reduction in words, as a launcher makes them: "<<<3, 32>>> then <<<1, 32>>>".
@@ -75,13 +117,12 @@ bool check_passes_solution(const std::string& kernel, const std::vector<Pass<V>>
                            const PassesOptions& options, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
   const auto input = generate_input<V>(n, seed);
   const auto run = emulate_passes(input, passes, options, dynamic);
-  INFO(kernel << ", checked on the CPU emulator: " << type_name(data_type_of<V>()) << ", n = " << n << ", "
-              << launches_text(passes) << ", input " << options.misalignment
-              << " elements past a 64-byte boundary, seed " << seed << "\n"
-              << run.describe());
   CHECK(run.schedules.size() == 2 * std::size(kSchedules));
-  CHECK(run.findings.empty());
-  return run.findings.empty();
+  return check_verdict(kernel + " on the CPU emulator (" + type_name(data_type_of<V>()) + ", n = " +
+                           std::to_string(n) + ", " + launches_text(passes) + ", input " +
+                           std::to_string(options.misalignment) + " elements past a 64-byte boundary, seed " +
+                           std::to_string(seed) + ")",
+                       run);
 }
 
 // The kinds of finding that a zoo.txt `caught:` line asks of the emulator: "emulator:race" gives
