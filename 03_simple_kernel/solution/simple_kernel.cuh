@@ -27,14 +27,14 @@ __global__ void simple_kernel(T* data, std::size_t n, T* result) {
   data += blockIdx.x * n;
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element 2t.
-  // HINT: - The strides double: 1, 2, 4, ..., up to blockDim.x included.
-  // HINT: - In the step of `stride`, thread t adds data[2t + stride] to data[2t] if t is a multiple of
-  // HINT:   the stride and 2t + stride < n (the guard for an n that is not a power of two). Add with
-  // HINT:   reduction::Sum{}(a, b): for int it wraps around instead of overflowing, which C++ leaves
-  // HINT:   undefined.
-  // HINT: - End each step with __syncthreads(), outside the if: every thread of the block must reach
-  // HINT:   the barrier, active or not. What goes wrong without it?
-  // HINT: - At the end, thread 0 stores data[0] to *result.
+  // HINT: - Draw the tree for n = 8 on paper first: in each step, which elements are added, into which, and
+  // HINT:   which threads have work? Write that rule down before you write the loop.
+  // HINT: - Your loop must work for every n up to 2048, not only powers of two: what must a thread check
+  // HINT:   before it reads its partner?
+  // HINT: - Add with reduction::Sum{}(a, b) (for int it wraps around where C++ would leave overflow undefined).
+  // HINT: - A step reads what other threads wrote in the step before. What makes them wait, and which
+  // HINT:   threads must reach it? (A thread that skips it leaves the others waiting.)
+  // HINT: - Where is the total when the tree is done, and who writes it to *result?
   // HINT: Then run the tests (ctest -L chapter03) and compare with `03_simple_kernel --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it

@@ -28,12 +28,11 @@ __global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   data += blockIdx.x * n;
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, in place, thread t = threadIdx.x owning element t.
-  // HINT: - Chapter 03's kernel with three lines changed: the owner is element t; the stride halves,
-  // HINT:   from blockDim.x down to 1; the active threads are the first `stride` ones, t < stride.
-  // HINT: - An active thread adds data[t + stride] to data[t] if t + stride < n, with
-  // HINT:   reduction::Sum{}(a, b);
-  // HINT: - __syncthreads() after each step, reached by every thread of the block;
-  // HINT: - thread 0 stores data[0] to *result.
+  // HINT: - Start from your chapter 03 kernel. Which threads were active in its first steps, and why did
+  // HINT:   that keep whole warps busy for a few additions?
+  // HINT: - Change the pattern so that the active threads are always the first ones of the block: what
+  // HINT:   must the owner of an element and the stride become? Check the guard for odd n again.
+  // HINT: - The barrier and the final store follow the same rules as in chapter 03.
   // HINT: Then run the tests (ctest -L chapter04) and compare with `04_convergent --n 16 --trace`.
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns element t: no other thread writes it

@@ -28,14 +28,12 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   data += blockIdx.x * n;
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, keeping the partial sums in shared memory.
-  // HINT: - Declare the partial sums: __shared__ T partial[reduction::single_block::kMaxThreads];
-  // HINT: - The first step on the way in, from global memory: thread t = threadIdx.x stores to
-  // HINT:   partial[t] the sum of data[t] and data[t + blockDim.x] if t + blockDim.x < n, else
-  // HINT:   data[t] alone.
-  // HINT: - The other steps in shared memory: the stride halves from blockDim.x / 2 down to 1. Each
-  // HINT:   step starts with __syncthreads() (why there, and not at the end?), then a thread t < stride
-  // HINT:   adds partial[t + stride] to partial[t], with reduction::Sum{}(a, b).
-  // HINT: - Thread 0 stores partial[0] to *result.
+  // HINT: - Keep the partial sums in shared memory instead of overwriting the input: how large must that
+  // HINT:   array be for the largest block this chapter launches? (reduction::single_block::kMaxThreads)
+  // HINT: - The first step can read from global memory directly: how many elements can each thread
+  // HINT:   combine as it loads, and what if its second element is past n?
+  // HINT: - The other steps work in shared memory like chapter 04's tree. Where must the barrier stand so
+  // HINT:   that no step reads a slot before it is written, including the slots of the first step?
   // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
   __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;

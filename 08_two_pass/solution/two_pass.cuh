@@ -60,12 +60,10 @@ constexpr int kLoadsInFlight = 4;
 template <typename Op, typename T>
 __device__ T thread_partial(const T* input, std::size_t n, std::size_t grid_threads) {
   // EXERCISE: fold this thread's grid-stride share of the input: elements i, i + grid_threads, ...
-  // HINT: - Start at the identity (Op::template identity<T>()) with i = blockIdx.x x blockDim.x +
-  // HINT:   threadIdx.x; add input[i] (op(sum, input[i])) and step i += grid_threads while i < n.
-  // HINT:   Keep i in 64 bits: with an unsigned i, n near 2^32 would make i wrap around and the
-  // HINT:   loop never end.
-  // HINT: - Load kLoadsInFlight of those elements (i, i + grid_threads, ...) into registers before
-  // HINT:   adding any, while the last of them is below n; then the rest one at a time.
+  // HINT: - A grid-stride loop: where does this thread start, how far does it step, and where does it stop?
+  // HINT:   What type must the index have for n near 2^32?
+  // HINT: - The loads of one thread do not depend on one another: how can you keep several of them in
+  // HINT:   flight before the first addition waits for its data? What about the last few, near n?
   // PLACEHOLDER: return Op::template identity<T>();
   const Op op{};  // for Sum: +, wrapping around for int exactly as the CPU reference does
   T sum = Op::template identity<T>();
@@ -94,13 +92,10 @@ __device__ T thread_partial(const T* input, std::size_t n) {
 template <Handoff kHandoff, typename T>
 __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
   // EXERCISE: reduce the block's thread_partial<reduction::Sum> values, then hand on its partial.
-  // HINT: - Shared memory for blockDim.x values of T is sized at launch: declare it as
-  // HINT:       extern __shared__ __align__(16) unsigned char shared_bytes[];
-  // HINT:   and view it as T* (reinterpret_cast).
-  // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n, G x B); then the tree of chapter 06
-  // HINT:   over the block's slots.
-  // HINT: - Thread 0 hands on the block's partial: out[blockIdx.x] = ... when kHandoff is Handoff::Store,
-  // HINT:   atomicAdd(out, ...) when it is Handoff::AtomicAdd (use if constexpr).
+  // HINT: - Shared memory sized at launch, one slot per thread, as in chapter 06.
+  // HINT: - Each thread's slot starts with its grid-stride partial (the function above); then the tree.
+  // HINT: - The block's total goes out in the way kHandoff names: a store to the block's own slot, or an
+  // HINT:   atomic addition to one result (if constexpr chooses at compile time).
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // blockDim.x values, sized at launch
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};

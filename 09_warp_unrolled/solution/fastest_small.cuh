@@ -52,10 +52,10 @@ using reduction::DeviceScratch;
 template <typename Op, int kLanes, typename T>
 __device__ __forceinline__ T warp_total(T value) {
   // EXERCISE: the total of the first kLanes lanes' values, in lane 0. On sm_80 and newer
-  // HINT: (#if __CUDA_ARCH__ >= 800), an int sum, max or min is one instruction for the whole warp:
-  // HINT: __reduce_add_sync, __reduce_max_sync, __reduce_min_sync(0xffffffffu, value). Otherwise
-  // HINT: log2(kLanes) steps: value = op(value, __shfl_down_sync(0xffffffffu, value, offset)) for
-  // HINT: offset = kLanes / 2, ..., 1.
+  // HINT: (#if __CUDA_ARCH__ >= 800) the warp-wide __reduce_*_sync intrinsics (CUDA Programming
+  // HINT: Guide, "Warp Reduce Functions") do an int sum, max or min in one instruction: which types and
+  // HINT: operators do they take? For the rest, shuffles as in shuffle.cuh: how many steps for kLanes
+  // HINT: lanes, and which offsets?
   // PLACEHOLDER: return value;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (std::is_same_v<T, int> && std::is_same_v<Op, reduction::Sum>) {

@@ -24,8 +24,9 @@ using ch08::thread_partial;
 // value per warp (32 slots at most), one __syncthreads(), and a last round of shuffles in warp 0.
 template <typename Op, typename T>
 __device__ T warp_reduce(T value) {
-  // EXERCISE: five steps, offset 16, 8, 4, 2, 1: value = op(value, __shfl_down_sync(0xffffffffu, value, offset)).
-  // HINT: Lane 0 then holds the warp's total.
+  // EXERCISE: the warp's total in lane 0, with shuffles and no shared memory.
+  // HINT: __shfl_down_sync hands each lane the value of a lane `offset` above it: which offsets, in
+  // HINT: which order, leave the total of all 32 lanes in lane 0? Which mask names every lane?
   const Op op{};
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) value = op(value, __shfl_down_sync(0xffffffffu, value, offset));

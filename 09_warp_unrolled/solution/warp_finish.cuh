@@ -47,8 +47,9 @@ __global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_res
   // HINT: - partial[t] = thread_partial<reduction::Sum>(input, n); in a 32-thread block also fill slots
   // HINT:   32 to 63 with the identity (the warp reads up to slot 63); then __syncthreads().
   // HINT: - halve the active threads with __syncthreads() after each step while more than 32 are active;
-  // HINT: - then, in threads t < 32, through a `volatile T*` to the same memory and with no barrier:
-  // HINT:   warp[t] = add(warp[t], warp[t + d]) for d = 32, 16, 8, 4, 2, 1;
+  // HINT: - then the last 64 slots in threads t < 32 only, with no barrier, through a `volatile T*` to
+  // HINT:   the same memory (what would the compiler do with the loads without volatile?): which
+  // HINT:   distances d between the slots each thread adds, and in which order?
   // HINT: - thread 0 writes warp[0] to block_results[blockIdx.x].
   // HINT: Then run compute-sanitizer --tool racecheck on it, and read the header comment above again.
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // max(blockDim.x, 64) values
@@ -83,9 +84,9 @@ __global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_res
 template <typename T>
 __global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_results) {
   // EXERCISE: the same kernel as warp_volatile, with a correct warp finish. Hints: in threads t < 32,
-  // HINT: keep the running sum in a register; at each step d = 32, ..., 1 read partial[t + d] and add
-  // HINT: it, __syncwarp(), write partial[t], __syncwarp(). No volatile is needed. Thread 0 writes the
-  // HINT: sum to block_results[blockIdx.x].
+  // HINT: the same distances as warp_volatile, but each step's reads must be ordered before the
+  // HINT: writes that could overwrite them, and those writes before the next step's reads: where do
+  // HINT: __syncwarp() calls go, and what can stay in a register? Thread 0 writes the block's sum.
   extern __shared__ __align__(16) unsigned char shared_bytes[];  // max(blockDim.x, 64) values
   T* partial = reinterpret_cast<T*>(shared_bytes);
   const reduction::Sum add{};
