@@ -15,10 +15,11 @@
 
 #include <cstddef>
 
-#include "emulator/single_block.hpp"
 #include "common/ops.hpp"
 
 namespace ch05 {
+
+constexpr unsigned kMaxThreads = 1024;  // the most threads a block may have: one partial sum each
 
 // T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
 // (emulator/traced.cuh), as in chapter 03: its loads and stores of partial[] are logged too.
@@ -28,7 +29,7 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   data += blockIdx.x * n;
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, keeping the partial sums in shared memory.
-  // HINT: - Declare the partial sums: __shared__ T partial[reduction::single_block::kMaxThreads];
+  // HINT: - Declare the partial sums: __shared__ T partial[kMaxThreads];
   // HINT: - The first step on the way in, from global memory: thread t = threadIdx.x stores to
   // HINT:   partial[t] the sum of data[t] and data[t + blockDim.x] if t + blockDim.x < n, else
   // HINT:   data[t] alone.
@@ -37,7 +38,7 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   // HINT:   adds partial[t + stride] to partial[t], with reduction::Sum{}(a, b).
   // HINT: - Thread 0 stores partial[0] to *result.
   // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
-  __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
+  __shared__ T partial[kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns partial[t]: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
