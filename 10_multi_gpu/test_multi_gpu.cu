@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 #include "multi_gpu.cuh"
