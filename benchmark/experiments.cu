@@ -55,9 +55,12 @@
 #include "07_coarsening/solution/coarsening.cuh"
 #include "08_two_pass/solution/two_pass.cuh"
 #include "09_warp_unrolled/solution/exact_sum.cuh"
-#include "09_warp_unrolled/solution/warp_unrolled.cuh"
+#include "09_warp_unrolled/solution/cub_reduce.cuh"
+#include "09_warp_unrolled/solution/fastest_small.cuh"
+#include "09_warp_unrolled/solution/unrolled.cuh"
+#include "09_warp_unrolled/solution/warp_finish.cuh"
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 
 using namespace reduction;
@@ -1766,7 +1769,7 @@ void keep(std::size_t n, int rounds_of_all) {
   time_against_07("keep", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
-// 18. Smaller tiles at the end (issue 24, fourth session): the tile grid ends with multiprocessors
+// 18. Smaller tiles at the end (issue 24, fourth round): the tile grid ends with multiprocessors
 //     finishing at different times, each with a block of 64 KiB still to read. Here the grid's
 //     last `small` blocks read tiles of kSmallLoads loads a thread (16 or 32 KiB) instead of 4, so
 //     that the end is cut finer; and for ints (exact in any order) one atomicAdd a tile into a
@@ -1856,7 +1859,7 @@ void guided(std::size_t n, int rounds_of_all) {
   time_against_07("guided", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
-// 19. The fold spread over several blocks (issue 24, fourth session): the dependent launch has
+// 19. The fold spread over several blocks (issue 24, fourth round): the dependent launch has
 //     kBlocks blocks that add the slots grid-stride (wide_partial), each stores its share, and
 //     the last to count itself done (fence, atomicInc) adds the shares. If one multiprocessor's
 //     path to L2 is what limits the fold's loads, this shortens them. Also: the lean tiles with
@@ -1960,7 +1963,7 @@ void spread(std::size_t n, int rounds_of_all) {
   time_against_07("spread", kernels, rounds_of_all, in, out, ref, n, scratch);
 }
 
-// 20. Fewer slots (issue 24, fourth session, after `spread`): the fold's loads take longer the more
+// 20. Fewer slots (issue 24, fourth round, after `spread`): the fold's loads take longer the more
 //     slots there are, and a double's tile of 64 KiB is half the elements of an int's, so twice the
 //     slots. Here the grid's first blocks read tiles of kBigRounds rounds of loads (128 or 256 KiB:
 //     a half or a quarter of the slots) and its last `small_waves` waves of blocks tiles of one
@@ -2055,7 +2058,7 @@ __device__ T whole_tile_total(const T* input) {
   return ch09::block_reduce<Sum>(sum);
 }
 
-// 21. An order-free finish that is exact (issue 24, fifth session): 07 wins the last microseconds
+// 21. An order-free finish that is exact (issue 24, fifth round): 07 wins the last microseconds
 //     with atomicAdd, whose order does not matter for ints. Here the 64 KiB tiles end the same way
 //     for every type: ints with one atomicAdd a tile into a result cleared by cudaMemsetAsync;
 //     floats and doubles by adding the tile's result as an integer, in units of the smallest
@@ -2264,7 +2267,7 @@ void inflight_fold_launch(const T* input, std::size_t n, T* result, DeviceScratc
               s, static_cast<const T*>(scratch.get_as<T>(tiles)), tiles, result);
 }
 
-// 22. Which atomics make the exact words slow on some H200s (the fifth session saw two boards where
+// 22. Which atomics make the exact words slow on some H200s (the fifth round saw two boards where
 //     the tiles with the 64-bit integer atomics were 2 % slower than the tiles alone, while 07's
 //     double atomics and the int sums' 32-bit ones cost nothing): the same pieces added as doubles,
 //     and one atomicAdd of T a tile (07's finish, not exact), each with and without the finish.
