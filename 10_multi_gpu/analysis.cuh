@@ -31,6 +31,14 @@
 
 namespace ch10 {
 
+// The most rounded additions an element of a shard of `count` elements meets: fastest's on its
+// GPU (multi_gpu.cuh), then the combine's (sharding.hpp).
+template <typename T>
+std::size_t sharded_sum_depth(std::size_t count, int gpus) {
+  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
+  return on_gpu + combine_depth(gpus);
+}
+
 // "512 B", "1.50 KiB", "4.00 GiB": sizes in powers of 1024, as memory is sold.
 inline std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -1,7 +1,7 @@
 // Chapter 10's arithmetic, none of which needs a GPU: how the array is split over G GPUs, each
 // process's part of the random input, the whole array's reference put together from the
-// references of its parts, and the bandwidth
-// figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
+// references of its parts, the depth of the combine for the float bound, and the
+// bandwidth figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
 #pragma once
 
 #include <algorithm>
@@ -49,6 +49,15 @@ std::vector<T> random_part(std::uint64_t seed, Shard part) {
       });
   return data;
 }
+
+// How many rounded additions the combine may add to an element's path, for the float bound
+// (common/reference.hpp). NCCL does not document the order in which an all-reduce adds the G
+// partials, and it depends on the algorithm NCCL picks for the call: a ring passes one running sum
+// from GPU to GPU (G - 1 additions in a row), NCCL's tree is a chain inside each machine, NVLink
+// SHARP adds in the switch. So the bound takes the worst order there is: any way of adding G
+// numbers leaves each of them under at most G - 1 additions. For G = 1 and 2 that equals
+// ceil(log2 G), the depth of a balanced tree; past 2 it is larger, and safe whatever NCCL chooses.
+inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
 
 // The reference of the whole array from the references of its shards, in rank order: the same
 // tree one level up, on the CPU. Each process then needs only its own part in memory, which is

@@ -122,21 +122,4 @@ void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t 
   // END EXERCISE
 }
 
-// How many rounded additions the combine may add to an element's path, for the float bound
-// (common/reference.hpp). NCCL does not document the order in which an all-reduce adds the G
-// partials, and it depends on the algorithm NCCL picks for the call: a ring passes one running sum
-// from GPU to GPU (G - 1 additions in a row), NCCL's tree is a chain inside each machine, NVLink
-// SHARP adds in the switch. So the bound takes the worst order there is: any way of adding G
-// numbers leaves each of them under at most G - 1 additions. For G = 1 and 2 that equals
-// ceil(log2 G), the depth of a balanced tree; past 2 it is larger, and safe whatever NCCL chooses.
-inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
-
-// The most rounded additions an element of a shard of `count` elements meets: fastest's on its
-// GPU, then the combine's.
-template <typename T>
-std::size_t sharded_sum_depth(std::size_t count, int gpus) {
-  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
-  return on_gpu + combine_depth(gpus);
-}
-
 }  // namespace ch10
