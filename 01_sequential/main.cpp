@@ -6,8 +6,6 @@
 
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "common/report.hpp"
-#include "common/timer.hpp"
 #include "sequential.hpp"
 
 using namespace reduction;

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <vector>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 #include "sequential.hpp"

@@ -12,8 +12,6 @@
 #include "../01_sequential/sequential.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "common/report.hpp"
-#include "common/timer.hpp"
 #include "reduction_tree.hpp"
 
 using namespace reduction;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/ops.hpp"
-#include "common/reference.hpp"
 
 namespace ch02 {
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "../01_sequential/sequential.hpp"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 #include "reduction_tree.hpp"

@@ -13,7 +13,7 @@
 
 #include "../02_reduction_tree/reduction_tree.hpp"
 #include "emulator/block_testing.hpp"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "analysis.hpp"
 #include "emulator/emulated.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "emulator/thread_slots.hpp"  // ClosedForm
+#include "emulator/analysis.hpp"
 
 namespace ch04 {
 
@@ -30,6 +30,11 @@ inline sb::ClosedForm text_closed_form(std::size_t n) {
     form.thread_slots = 32 * warp_steps;
   }
   return form;
+}
+
+// What the program prints beside the counts: the table of thread slots and the text's closed form.
+inline sb::KernelNotes notes(std::size_t n) {
+  return {layout(sb::threads_for(n)), kActivityPredicate, text_closed_form, {}, {}};
 }
 
 }  // namespace ch04

@@ -8,23 +8,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "emulator/thread_slots.hpp"  // chapter 03's table of thread slots
-#include "emulator/block_model.hpp"
-#include "emulator/block_trace.hpp"
-#include "emulator/single_block.hpp"
-#include "emulator/traced.cuh"
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"      // DeviceBuffer, time_gpu
-#include "common/measure.cuh"  // open_gpu
-#include "common/program.hpp"
-#include "convergent.cuh"
 #include "analysis.hpp"
-#include "emulator/emulated.hpp"
+#include "common/gpu.cuh"
+#include "common/program.hpp"
+#include "emulator/analysis.hpp"  // the CPU emulator's face: the block, the rows, the analysis
+#include "emulator/traced.cuh"    // the kernel's loads and stores recorded on the GPU, for --trace
+#include "convergent.cuh"
 
 using namespace reduction;
 namespace sb = reduction::single_block;
@@ -34,7 +29,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
            bool trace);
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
+  // The options: the shared ones (common/program.hpp), --rows and --trace. The block size follows
   // from n, so there is no --block.
   const ChapterInfo info = sb::chapter_info(
       "04_convergent", "the convergent kernel: the stride halving, active threads packed in the fewest warps",
@@ -79,39 +74,13 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, counted warp by warp in chapter 03's table
-  // (emulator/thread_slots.hpp), from the kernel's own source run on row 0 on the CPU
-  // emulator (emulated.cpp; the GPU tests hold that run against a recording on the GPU). If the run
-  // finds the kernel wrong, the program says what was found instead of counting a wrong run.
-  std::string findings;
-  const std::vector<sb::Access> emulated = reduction::emulator::emulate_accesses(row0, &findings);
-  const char* type = type_name(data_type_of<T>());
-  sb::print_launch(report.text(), threads, rows);
-  report.text() << "\n";
-  std::size_t steps = depth;  // the steps of the tree, for the note on the timing
-  if (!findings.empty()) {
-    report.fields().set("launch", sb::launch_json(threads, rows));
-    sb::show_emulator_findings(report, findings, trace);
-  } else {
-    const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
-    steps = sb::tree_steps(counts);
-    const sb::ClosedForm text_form = ch04::text_closed_form(n);
-    sb::print_execution_model(report.text(), counts, ch04::kActivityPredicate, text_form, type);
-    report.text() << "\n";
-    sb::print_memory(report.text(), counts, type);
-    report.fields().set("efficiency", sb::efficiency_json(counts));
-    report.fields().set("text_closed_form", sb::closed_form_json(text_form));
-    report.fields().set("launch", sb::launch_json(threads, rows));
-    report.fields().set("memory", sb::memory_json(counts));
-    report.fields().set("steps", sb::steps_json(counts));
-    // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-    // loads and stores (emulator/traced.cuh); without a GPU, the emulated run.
-    if (trace) {
-      const auto accesses = device ? record(&ch04::convergent_kernel<Traced<T>>, row0, threads) : emulated;
-      sb::show_trace(report,
-                     sb::trace_from(sb::steps_of(accesses), row0, threads, ch04::layout(threads), bool(device)));
-    }
-  }
+  // The analysis: what every thread does at every step, counted warp by warp, from the kernel's own
+  // source run on row 0 on the CPU emulator (emulator/emulated.cpp; the GPU tests hold that run
+  // against a recording on the GPU), with the trace for --trace: recorded on the GPU where there is
+  // one. If the run finds the kernel wrong, the program says what was found instead.
+  std::function<std::vector<sb::Access>()> record_on_gpu;
+  if (device) record_on_gpu = [&] { return record(&ch04::convergent_kernel<Traced<T>>, row0, threads); };
+  const std::size_t steps = sb::analyse(report, row0, rows, ch04::notes(n), trace, record_on_gpu);
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
   std::cerr << info.name << ": the kernel in convergent.cuh is not implemented yet\n";

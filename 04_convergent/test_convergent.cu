@@ -17,7 +17,7 @@
 #include "emulator/block_testing.hpp"
 #include "emulator/traced.cuh"
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "convergent.cuh"
 #include "emulator/emulated.hpp"
 

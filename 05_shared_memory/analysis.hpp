@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "emulator/block_model.hpp"
+#include "emulator/analysis.hpp"
 
 namespace ch05 {
 
@@ -18,17 +18,24 @@ inline std::string layout(unsigned threads) {
   return "thread t adds data[t] and data[t + " + std::to_string(threads) + "] into partial[t], in shared memory";
 }
 
-// The program's analysis: shared memory in use, and global memory read once.
-inline void print_analysis(std::ostream& text, const sb::BlockCounts& counts, const char* type) {
-  const std::size_t n = counts.n;
-  text << "shared     " << counts.threads * counts.element_bytes << " bytes of partial sums in use, of the "
-       << sb::kMaxThreads * counts.element_bytes << " the kernel declares\n\n";
-  sb::print_memory(text, counts, type);
-  text << "  Every load is in the first step; the other " << sb::tree_steps(counts) - 1
-       << " steps work in shared memory, and the one store\n"
-       << "  is the result. Chapter 04's kernel, for the same n, loads two elements and stores one for each\n"
-       << "  of the n - 1 additions, then loads the total: 2n - 1 = " << 2 * n - 1 << " reads and n = " << n
-       << " writes.\n";
+// What the program prints beside the counts of n elements of `element_bytes` each (threads_for(n)
+// threads): shared memory in use, and global memory read once.
+inline sb::KernelNotes notes(std::size_t n, std::size_t element_bytes) {
+  const unsigned threads = sb::threads_for(n);
+  sb::KernelNotes notes;
+  notes.layout = layout(threads);
+  notes.before_memory = [=](std::ostream& text) {
+    text << "shared     " << threads * element_bytes << " bytes of partial sums in use, of the "
+         << sb::kMaxThreads * element_bytes << " the kernel declares\n\n";
+  };
+  notes.after_memory = [=](std::ostream& text, std::size_t tree_steps) {
+    text << "  Every load is in the first step; the other " << tree_steps - 1
+         << " steps work in shared memory, and the one store\n"
+         << "  is the result. Chapter 04's kernel, for the same n, loads two elements and stores one for each\n"
+         << "  of the n - 1 additions, then loads the total: 2n - 1 = " << 2 * n - 1 << " reads and n = " << n
+         << " writes.\n";
+  };
+  return notes;
 }
 
 }  // namespace ch05

@@ -7,22 +7,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "emulator/block_model.hpp"
-#include "emulator/block_trace.hpp"
-#include "emulator/single_block.hpp"
-#include "emulator/traced.cuh"
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"      // DeviceBuffer, time_gpu
-#include "common/measure.cuh"  // open_gpu
-#include "common/program.hpp"
 #include "analysis.hpp"
-#include "emulator/emulated.hpp"
+#include "common/gpu.cuh"
+#include "common/program.hpp"
+#include "emulator/analysis.hpp"  // the CPU emulator's face: the block, the rows, the analysis
+#include "emulator/traced.cuh"    // the kernel's loads and stores recorded on the GPU, for --trace
 #include "shared_memory.cuh"
 
 using namespace reduction;
@@ -33,7 +29,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
            bool trace);
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), --rows and --trace. The block size follows
+  // The options: the shared ones (common/program.hpp), --rows and --trace. The block size follows
   // from n, so there is no --block.
   const ChapterInfo info = sb::chapter_info(
       "05_shared_memory", "shared memory: global memory read once, the tree on chip, the input left as it was",
@@ -78,33 +74,13 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, from the kernel's own source run on row 0
-  // on the CPU emulator (emulated.cpp; the GPU tests hold that run against a recording on the GPU):
-  // the lesson is global memory, read once. If the run finds the kernel wrong, the program says
-  // what was found instead of counting a wrong run.
-  std::string findings;
-  const std::vector<sb::Access> emulated = reduction::emulator::emulate_accesses(row0, &findings);
-  sb::print_launch(report.text(), threads, rows);
-  std::size_t steps = depth;  // the steps of the tree, for the note on the timing
-  if (!findings.empty()) {
-    report.text() << "\n";
-    report.fields().set("launch", sb::launch_json(threads, rows));
-    sb::show_emulator_findings(report, findings, trace);
-  } else {
-    const sb::BlockCounts counts = sb::count(sb::steps_of(emulated), n, threads, sizeof(T));
-    steps = sb::tree_steps(counts);
-    ch05::print_analysis(report.text(), counts, type_name(data_type_of<T>()));
-    report.fields().set("launch", sb::launch_json(threads, rows));
-    report.fields().set("memory", sb::memory_json(counts));
-    report.fields().set("steps", sb::steps_json(counts));
-    // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-    // loads and stores (emulator/traced.cuh); without a GPU, the emulated run.
-    if (trace) {
-      const auto accesses = device ? record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads) : emulated;
-      sb::show_trace(report,
-                     sb::trace_from(sb::steps_of(accesses), row0, threads, ch05::layout(threads), bool(device)));
-    }
-  }
+  // The analysis: what every thread does at every step, counted warp by warp, from the kernel's own
+  // source run on row 0 on the CPU emulator (emulator/emulated.cpp; the GPU tests hold that run
+  // against a recording on the GPU), with the trace for --trace: recorded on the GPU where there is
+  // one. If the run finds the kernel wrong, the program says what was found instead.
+  std::function<std::vector<sb::Access>()> record_on_gpu;
+  if (device) record_on_gpu = [&] { return record(&ch05::shared_memory_kernel<Traced<T>>, row0, threads); };
+  const std::size_t steps = sb::analyse(report, row0, rows, ch05::notes(n, sizeof(T)), trace, record_on_gpu);
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
   std::cerr << info.name << ": the kernel in shared_memory.cuh is not implemented yet\n";

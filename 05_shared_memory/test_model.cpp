@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "emulator/block_testing.hpp"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "analysis.hpp"
 #include "emulator/emulated.hpp"
 

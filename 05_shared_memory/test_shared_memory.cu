@@ -18,7 +18,7 @@
 #include "emulator/block_testing.hpp"
 #include "emulator/traced.cuh"
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "emulator/emulated.hpp"
 #include "shared_memory.cuh"
 

@@ -14,12 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/ceilings.cuh"  // the copy ceiling, rotating copies of a small input
 #include "common/gpu.cuh"
-#include "common/options.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "common/report.hpp"
 #include "hierarchical.cuh"
 #ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
 #include "zoo_list.hpp"
@@ -27,11 +24,14 @@
 
 using namespace reduction;
 
-// The kernels --kernel takes: the chapter's registry (hierarchical.cuh). A build for instructors
-// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+// The kernels --kernel takes: the chapter's one, with its depth (the float tolerance) and whether
+// its float result is the same on every run. A build for instructors (cmake
+// -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
 template <typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
-  auto list = ch06::variants<T>();
+  std::vector<Variant<MultiBlockLaunch<T>>> list = {
+      {"hierarchical", "each block reduces its segment of 2 x block elements; atomicAdd joins the blocks",
+       ch06::launch<T>, ch06::depth, false}};
 #ifdef REDUCTION_ZOO_KERNELS
   zoo_kernels::append_to(list);
 #endif
@@ -42,7 +42,7 @@ template <typename T>
 int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), with --block, since the number of blocks now
+  // The options: the shared ones (common/program.hpp), with --block, since the number of blocks now
   // follows from n and the block size is ours to choose, and --hot-l2.
   ChapterInfo info;
   info.name = "06_hierarchical";
@@ -174,6 +174,6 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
 
   // The report: the runs, the ceiling, and whether the input came from L2 or from DRAM.
   describe_ceilings(report, ceilings);
-  describe_input_copies(report, copies, input_bytes, device->l2_bytes, options.hot_l2);
+  describe_input_copies(report, copies.copies(), input_bytes, device->l2_bytes, options.hot_l2);
   return report.finish();
 }

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/parallel.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 #include "hierarchical.cuh"

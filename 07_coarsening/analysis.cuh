@@ -14,10 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "coarsening.cuh"
+#include "kernels.cuh"
 #include "common/gpu.cuh"
-#include "common/ceilings.cuh"  // index_width_note
-#include "common/cuda_check.cuh"
+#include "common/ops.hpp"
 #include "common/reference.hpp"
 
 namespace ch07 {

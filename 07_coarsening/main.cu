@@ -13,20 +13,17 @@
 #include <vector>
 
 #include "analysis.cuh"  // the factors' table, and with a GPU their registers and resident blocks
-#include "coarsening.cuh"
-#include "common/ceilings.cuh"  // the copy ceiling, rotating copies of a small input
+#include "kernels.cuh"
 #include "common/gpu.cuh"
-#include "common/options.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "common/report.hpp"
 #ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
 #include "zoo_list.hpp"
 #endif
 
 using namespace reduction;
 
-// The kernels --kernel takes: the chapter's registry (coarsening.cuh). A build for instructors
+// The kernels --kernel takes: the chapter's registry (kernels.cuh). A build for instructors
 // (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
 template <typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
@@ -45,7 +42,7 @@ template <typename T>
 int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), with --block, --hot-l2 and --coarse.
+  // The options: the shared ones (common/program.hpp), with --block, --hot-l2 and --coarse.
   ChapterInfo info;
   info.name = "07_coarsening";
   info.title = "thread coarsening: more elements per thread, fewer blocks";
@@ -200,7 +197,7 @@ int sum_input(const std::vector<T>& data, const std::string& source, const Chapt
 
   // The report: the runs, the ceiling, and whether the input came from L2 or from DRAM.
   describe_ceilings(report, ceilings);
-  describe_input_copies(report, copies, input_bytes, device->l2_bytes, options.hot_l2);
+  describe_input_copies(report, copies.copies(), input_bytes, device->l2_bytes, options.hot_l2);
 
   // The conclusion: the best factor, and where the sweep stopped.
   const RunResult& winner = runs[best];  // --kernel chooses one kernel at least

@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "coarsening.cuh"
+#include "kernels.cuh"
 #include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/parallel.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 

@@ -14,13 +14,9 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/measure.cuh"      // open_gpu, run_reduction
-#include "common/ceilings.cuh"  // RotatingInput, the copy and read ceilings, describe_ceilings
-#include "common/options.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "common/report.hpp"
-#include "two_pass.cuh"
+#include "kernels.cuh"
 #ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
 #include "zoo_list.hpp"
 #endif
@@ -29,7 +25,7 @@ using namespace reduction;
 
 namespace {
 
-// The kernels --kernel takes: the chapter's registry (two_pass.cuh). A build for instructors
+// The kernels --kernel takes: the chapter's registry (kernels.cuh). A build for instructors
 // (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
 template <typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
@@ -109,7 +105,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   DeviceScratch scratch;  // the block partials
 
   // The runs: each finish is launched once on a poisoned result and checked, then timed (events,
-  // warm-up, median), every timed result checked too (common/measure.cuh: run_reduction).
+  // warm-up, median), every timed result checked too (common/gpu.cuh: run_reduction).
   for (const auto& v : chosen_variants(kernels<T>(), options.kernels)) {
     const std::size_t depth = v.depth(n, block);
     const long double tol = tolerance(ref, depth);
@@ -145,7 +141,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), --hot-l2, and --finish, the chapter's older
+  // The options: the shared ones (common/program.hpp), --hot-l2, and --finish, the chapter's older
   // spelling of --kernel.
   ChapterInfo info;
   info.name = "08_two_pass";

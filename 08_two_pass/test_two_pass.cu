@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/parallel.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
-#include "two_pass.cuh"
+#include "kernels.cuh"
 
 using namespace reduction;
 

@@ -3,7 +3,7 @@
 // ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
 // GPU, ceilings and upload, the runs, the comparison with cub, the report. --sizes times fastest
 // against cub (or the kernels named) at many sizes instead, one row per size and operator
-// (sizes.cuh; benchmark/sweep.py drives it for the three types).
+// (harness.cuh; benchmark/sweep.py drives it for the three types).
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
 //   09_warp_unrolled --sizes LIST|standard [--op sum|max|min|all] [--kernel K,K] [--type ...] [--json]
@@ -18,18 +18,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "analysis.cuh"
-#include "common/escape.hpp"
-#include "common/gpu.cuh"
-#include "common/measure.cuh"      // open_gpu, run_reduction
-#include "common/ceilings.cuh"  // RotatingInput, the copy and read ceilings, describe_ceilings
-#include "common/options.hpp"
+#include "harness.cuh"
 #include "common/program.hpp"
+#include "common/gpu.cuh"
 #include "common/reference.hpp"
-#include "common/report.hpp"
-#include "sizes.cuh"
-#include "read_ceiling.cuh"
-#include "warp_unrolled.cuh"
 #ifdef REDUCTION_ZOO_KERNELS  // a build for instructors only: see kernels() below
 #include "zoo_list.hpp"
 #endif
@@ -38,7 +30,7 @@ using namespace reduction;
 
 namespace {
 
-// The kernels --kernel takes: the chapter's registry (warp_unrolled.cuh). A build for instructors
+// The kernels --kernel takes: the chapter's registry (harness.cuh). A build for instructors
 // (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
 template <typename Op, typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
@@ -96,7 +88,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   if (!device) return report.finish_without_gpu(no_gpu);
 
   // The ceilings, measured while the device memory is still free: a device-to-device copy, and a
-  // plain streaming read (common/ceilings.cuh), the ceiling of a kernel that only reads. An
+  // plain streaming read (common/gpu.cuh), the ceiling of a kernel that only reads. An
   // input the GPU cannot hold (a file's data, say) is bad input, exit 2.
   if (auto why = device_room(bytes)) throw InputError(*why);
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -117,7 +109,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
   DeviceScratch scratch;  // block results, cub's temporary storage
 
   // The runs: each kernel is launched once on a poisoned result and checked, then timed (events,
-  // warm-up, median), every timed result checked too (common/measure.cuh: run_reduction).
+  // warm-up, median), every timed result checked too (common/gpu.cuh: run_reduction).
   std::vector<RunResult> runs;
   for (const auto& v : chosen) {
     const std::size_t depth = v.depth(n, block);
@@ -217,7 +209,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/options.hpp), --op, --hot-l2 and --sizes.
+  // The options: the shared ones (common/program.hpp), --op, --hot-l2 and --sizes.
   ChapterInfo info;
   info.name = "09_warp_unrolled";
   info.title = "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling";
@@ -273,7 +265,7 @@ int main(int argc, char** argv) {
     sizes = *parsed;
     // --sizes compares these two, unless --kernel names others.
     if (options.kernels == default_variant_names(info)) options.kernels = {"fastest", "cub"};
-    for (const auto& v : info.variants)  // sizes.cuh times the chapter's registry, ch09::variants
+    for (const auto& v : info.variants)  // run_sizes times the chapter's registry, ch09::variants
       if (v.zoo && ch09::contains(options.kernels, v.name))
         return "--sizes times the chapter's own kernels; " + v.name + " is one of the bug zoo's";
     return std::nullopt;

@@ -17,11 +17,10 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
-#include "common/parallel.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
-#include "warp_unrolled.cuh"
+#include "harness.cuh"
 
 using namespace reduction;
 

@@ -1,25 +1,84 @@
 // Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its own shard with
 // chapter 09's fastest, one NCCL all-reduce of one element adds the G partials; then, for contrast,
-// the all-reduce of whole vectors that data-parallel training does (allreduce.cuh).
+// the all-reduce of whole vectors that data-parallel training does (analysis.cuh).
 //   10_multi_gpu [--gpus G] [--n N] [--type int|float|double] [--vector-max BYTES] [--input FILE] [--json] [--list]
 //   mpirun -np G 10_multi_gpu_mpi [the same options]   (one process per GPU; built where MPI is found)
 // Both are this file; processes_one.cpp or processes_mpi.cpp carries what their processes tell each other.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "allreduce.cuh"       // the contrast: whole vectors, timed as nccl-tests times them
-#include "analysis.hpp"        // what the program explains before it runs, and the scaling after
-#include "command_line.hpp"    // --gpus, --vector-max
-#include "common/measure.cuh"  // open_gpu, run_reduction
+#include "analysis.cuh"        // what the program explains, the scaling, and the contrast: whole vectors
+#include "common/gpu.cuh"
 #include "common/program.hpp"  // run_guarded, the exit statuses
 #include "multi_gpu.cuh"       // the two steps: launch_shard_partial, launch_combine
 #include "processes.hpp"       // one process for every GPU, or one per GPU under mpirun
 
 using namespace reduction;
 using namespace ch10;
+
+namespace ch10 {
+
+// The chapter's registry, as --list shows it: one variant, the two steps of multi_gpu.cuh. Its
+// float sum is not promised the same on every run: NCCL does not say in which order it adds.
+inline reduction::VariantInfo variant() {
+  return {"sharded_sum", "each GPU reduces its shard with fastest; one NCCL all-reduce of one element adds the partials",
+          false};
+}
+
+// The chapter's own options beside the common ones: --gpus and --vector-max.
+struct Settings {
+  int gpus_asked = 0;                // --gpus; 0: every visible GPU (or every rank, under mpirun)
+  std::size_t vector_max = 1 << 30;  // --vector-max, bytes
+};
+
+// Parses the common options into `options` and the chapter's into `settings`. Returns the status
+// to exit with right away (after --help or --list, or for bad usage), or nothing to go on.
+inline std::optional<int> parse_options(const reduction::ChapterInfo& info, reduction::Options& options,
+                                        Settings& settings, const Processes& processes, int argc, char** argv) {
+  using reduction::escaped;
+  std::string gpus_text = "all", vector_max_text = "1G";
+  reduction::CommandLine cli(info, options);
+  cli.add_option("--gpus", gpus_text,
+                 "GPUs to split the array over: all (every visible GPU) or a number; under mpirun, "
+                 "the number of processes");
+  cli.add_option("--vector-max", vector_max_text,
+                 "largest vector of the all-reduce sweep, in bytes (1G, 2^28, ...; 0: no sweep)");
+  cli.add_check([&]() -> std::optional<std::string> {
+    if (gpus_text == "all") return std::nullopt;
+    const auto g = reduction::parse_count(gpus_text);
+    if (!g || *g < 1 || *g > 4096)
+      return "--gpus must be all or a number of GPUs from 1 to 4096, got '" + escaped(gpus_text) + "'";
+    settings.gpus_asked = static_cast<int>(*g);
+    if (Processes::with_mpi() && settings.gpus_asked != processes.size())
+      return "--gpus " + escaped(gpus_text) + " disagrees with the " + std::to_string(processes.size()) +
+             " processes mpirun started: under mpirun, G is the number of processes (-np)";
+    return std::nullopt;
+  });
+  cli.add_check([&]() -> std::optional<std::string> {
+    const auto bytes = reduction::parse_count(vector_max_text);
+    if (!bytes)
+      return "--vector-max must be a number of bytes such as 0, 2^28 or 1G, got '" + escaped(vector_max_text) + "'";
+    settings.vector_max = *bytes;
+    return std::nullopt;
+  });
+  QuietUnless quiet(processes.rank() == 0);
+  return cli.parse(argc, argv);
+}
+
+// --input: the whole file, read by every process (each then keeps its part); nothing without --input.
+inline std::optional<reduction::HostData> read_input_file(const reduction::Options& options) {
+  if (options.input.empty()) return std::nullopt;
+  reduction::HostData file = reduction::load_input(options.input);
+  if (std::visit([](const auto& v) { return v.empty(); }, file))
+    throw reduction::InputError(reduction::escaped(options.input) + " holds no elements");
+  return file;
+}
+
+}  // namespace ch10
 
 // One GPU this process drives, and what it holds. Its device is made current first (made_current),
 // so that every member below is created on it; the destructor makes it current again to free them.
@@ -217,7 +276,7 @@ int main(int argc, char** argv) {
   info.has_block = false;                 // fastest brings its own block size
   info.variants = {variant()};            // --list, --kernel
   Options options;
-  Settings settings;  // the chapter's own options: --gpus, --vector-max (command_line.hpp)
+  Settings settings;  // the chapter's own options: --gpus, --vector-max (above)
   if (const auto parsed = parse_options(info, options, settings, processes, argc, argv)) return *parsed;
   bool finished = false;  // false after an exception: that process failed on its own
   const int status = run_guarded(info.name, [&] {

@@ -1,7 +1,7 @@
 // Chapter 10's arithmetic, none of which needs a GPU: how the array is split over G GPUs, each
 // process's part of the random input, the whole array's reference put together from the
-// references of its parts, the depth of the combine for the float bound, and the bandwidth
-// figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
+// references of its parts, the depth of the combine for the float bound, and the
+// bandwidth figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 
 namespace ch10 {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
-#include "multi_gpu.cuh"
+#include "analysis.cuh"  // sharded_sum_depth; multi_gpu.cuh
 
 using namespace reduction;
 using ch10::Shard;

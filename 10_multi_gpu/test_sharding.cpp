@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 #include "sharding.hpp"

@@ -55,9 +55,12 @@
 #include "07_coarsening/solution/coarsening.cuh"
 #include "08_two_pass/solution/two_pass.cuh"
 #include "09_warp_unrolled/solution/exact_sum.cuh"
-#include "09_warp_unrolled/solution/warp_unrolled.cuh"
+#include "09_warp_unrolled/solution/cub_reduce.cuh"
+#include "09_warp_unrolled/solution/fastest_small.cuh"
+#include "09_warp_unrolled/solution/unrolled.cuh"
+#include "09_warp_unrolled/solution/warp_finish.cuh"
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 
 using namespace reduction;

@@ -3,7 +3,7 @@
 #   Catch2         the tests: v3, or v2.13 as Debian 12 and Ubuntu 22.04 package it (common/testing/testing.hpp
 #                  reads REDUCTION_CATCH2_MAJOR); the download is v3
 #   CLI11 2.x      the programs' options (common/options.cpp)
-#   nlohmann_json  the programs' --json output (common/json.hpp)
+#   nlohmann_json  the programs' --json output (common/program.hpp: Json)
 # Where a library is missing and cannot be downloaded (no network), configuring stops with one message
 # naming the Debian packages to install.
 include(FetchContent)

@@ -343,7 +343,7 @@ if(NOT zoo_kernels STREQUAL "")
 #include <string>
 #include <vector>
 
-#include "common/variants.cuh"
+#include "common/gpu.cuh"
 
 namespace zoo_kernels {
 

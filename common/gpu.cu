@@ -1,5 +1,6 @@
 #include "gpu.cuh"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -100,6 +101,75 @@ double measure_copy_ceiling_gbps(std::size_t bytes, int warmup, int reps) {
     CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, s));
   });
   return gigabytes_per_second(2.0 * bytes, t.median_ms);
+}
+
+std::optional<DeviceInfo> open_gpu(Report& report, std::string& why) {
+  GpuStatus status = probe_gpu();
+  if (!status.usable) {
+    why = status.reason;
+    return std::nullopt;
+  }
+  const DeviceInfo device = current_device();
+  report.set_device(device.describe());
+  // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  report.fields().set("driver_cuda_version", version(device.driver_version));
+  report.fields().set("cuda_runtime", version(device.runtime_version));
+  return device;
+}
+
+std::string mebibytes(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes < (1 << 20) ? "%.1f KiB" : "%.1f MiB",
+                bytes < (1 << 20) ? bytes / 1024.0 : bytes / double(1 << 20));
+  return buf;
+}
+
+std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_bytes, std::size_t free_bytes) {
+  constexpr std::size_t kLargest = std::size_t(2) << 30;
+  const std::size_t room = free_bytes > kDeviceSlackBytes ? (free_bytes - kDeviceSlackBytes) / 2 : 0;
+  return std::min({std::max(input_bytes, 8 * l2_bytes), kLargest, room});
+}
+
+std::string index_width_note(std::size_t largest_index) {
+  const std::string at = "the largest index computed is " + std::to_string(largest_index);
+  if (largest_index <= 0x7fffffffull) return at + ": a 32-bit int would still do at this n";
+  if (largest_index <= 0xffffffffull) return at + ": past 2^31 - 1, an int index would overflow (unsigned still fits)";
+  return at + ": past 2^32 - 1, int and unsigned indices would both wrap; 64 bits are needed";
+}
+
+void describe_ceilings(Report& report, const Ceilings& c) {
+  report.fields().set("copy_ceiling_bytes", c.copy_bytes);
+  report.fields().set("copy_ceiling_gbps", c.copy_gbps);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "ceiling    a device-to-device copy of %.0f MiB ran at %.1f GB/s (bytes read + written over\n"
+                "           the median time); pct_of_copy is each kernel's GB/s (bytes of input read) over that.\n",
+                c.copy_bytes / double(1 << 20), c.copy_gbps);
+  report.summary() << line;
+  if (c.read.gbps <= 0) return;
+  report.fields().set("read_ceiling_gbps", c.read.gbps);
+  report.fields().set("read_ceiling_bytes", c.read.bytes);
+  report.fields().set("read_ceiling_shape", c.read.shape);
+  std::snprintf(line, sizeof line,
+                "read       a plain streaming read of %.0f MiB (%s) ran at %.1f GB/s (%s);\n"
+                "           pct_of_read is each kernel's GB/s over that: the ceiling of a kernel that only reads\n",
+                c.read.bytes / double(1 << 20), c.read.of_input ? "the input itself" : "a buffer of 8 x L2", c.read.gbps,
+                c.read.shape.c_str());
+  report.summary() << line;
+}
+
+void describe_input_copies(Report& report, std::size_t copies, std::size_t input_bytes, std::size_t l2_bytes,
+                           bool hot_l2) {
+  if (copies > 1)
+    report.summary() << "L2         the input (" << mebibytes(input_bytes) << ") fits in the " << mebibytes(l2_bytes)
+                     << " L2: each run reads the next of " << copies << " copies of it,\n           "
+                     << (copies * input_bytes < l2_bytes
+                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
+                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
+  else if (hot_l2 && input_bytes < 3 * l2_bytes)
+    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
+  report.fields().set("input_copies", copies);
 }
 
 }  // namespace reduction

@@ -1,19 +1,24 @@
-// The GPU side of the toolkit: finding a usable GPU (and naming it in the report), its facts,
-// device memory, the event timer, and the copy that later chapters measure a ceiling with.
+// The GPU face of the toolkit: finding a usable GPU (and naming it in the report), its facts,
+// device memory, the event timer; the measurement every GPU chapter makes (run_reduction); the
+// ceilings a multi-block chapter measures its kernels against, with the rotating copies that make
+// every timed run read from DRAM; and the registry entry of a chapter's kernels. What launchers
+// need (CUDA_CHECK, DeviceScratch, the launcher shape) is in ops.hpp. Bodies: gpu.cu.
 #pragma once
 
-#include <cuda_runtime.h>
+#include <cuda_runtime.h>  // first: ops.hpp's CUDA part needs it under the host compiler
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cuda_check.cuh"
-#include "report.hpp"
-#include "timer.hpp"
+#include "ops.hpp"
+#include "program.hpp"
+#include "reference.hpp"
 
 namespace reduction {
 
@@ -22,9 +27,8 @@ struct GpuStatus {
   std::string reason;  // why not, in one line
 };
 
-// Asks the runtime how many devices there are. The error code matters as much as the count:
-// with no driver or no device the call fails (cudaErrorNoDevice, cudaErrorInsufficientDriver,
-// ...) rather than returning zero, and that error would otherwise surface at the first launch.
+// Asks the runtime how many devices there are. With no driver or no device the call fails rather
+// than returning zero, and that error would otherwise surface at the first launch.
 GpuStatus probe_gpu();
 
 // Device memory a program leaves free beside its input: the runtime's own, results and scratch.
@@ -94,32 +98,6 @@ template <typename T> class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-// Scratch memory for launchers that need some (block partials, library temporary storage).
-// It grows on demand and is reused, so allocation stays out of the timed region after warm-up.
-class DeviceScratch {
- public:
-  DeviceScratch() = default;
-  ~DeviceScratch() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceScratch(const DeviceScratch&) = delete;
-  DeviceScratch& operator=(const DeviceScratch&) = delete;
-  void* get(std::size_t bytes) {
-    if (bytes > bytes_) {
-      if (ptr_) CUDA_CHECK(cudaFree(ptr_));
-      ptr_ = nullptr;
-      CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-      bytes_ = bytes;
-    }
-    return ptr_;
-  }
-  template <typename T> T* get_as(std::size_t count) { return static_cast<T*>(get(count * sizeof(T))); }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 // Owns a CUDA event, so that a launch that throws between creating and destroying it leaks nothing.
 class Event {
  public:
@@ -133,10 +111,9 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-// Times launch(stream) with CUDA events: `warmup` untimed runs, then `reps` timed ones; the median
-// is what chapters report. `prepare`, if given, runs before each launch outside the timed region
-// (to restore an input that a kernel reduces in place, say), and `after`, if given, runs after
-// each timed launch has finished, also outside the timed region (to check its result, say).
+// Times launch(stream) with CUDA events: `warmup` untimed runs, then `reps` timed ones. `prepare`
+// runs before each launch and `after` after each timed one, both outside the timed region (to
+// restore an input a kernel reduces in place, to check a result).
 TimingStats time_gpu(int warmup, int reps, const std::function<void(cudaStream_t)>& launch,
                      const std::function<void()>& prepare = {}, const std::function<void()>& after = {});
 
@@ -146,19 +123,140 @@ double measure_copy_ceiling_gbps(std::size_t bytes, int warmup = 3, int reps = 2
 
 // Finds the GPU and names it in the report. Without one, returns nothing and says why in `why`
 // (the analysis goes on; the report then ends with finish_without_gpu(why)).
-inline std::optional<DeviceInfo> open_gpu(Report& report, std::string& why) {
-  GpuStatus status = probe_gpu();
-  if (!status.usable) {
-    why = status.reason;
-    return std::nullopt;
+std::optional<DeviceInfo> open_gpu(Report& report, std::string& why);
+
+// Checks and times one reduction whose launch(stream) leaves its result in result.data()[0]: the
+// poisoned result of a first run checked, then warm-up and timed runs (prepare() before each),
+// every timed result checked too and their spread recorded (with atomics the order of float
+// additions changes from run to run). GB/s: `bytes` (n * sizeof(T)) over the median time.
+template <typename T>
+RunResult run_reduction(const std::string& kernel, const std::function<void(cudaStream_t)>& launch,
+                        DeviceBuffer<T>& result, const Reference<T>& ref, long double tol, const Options& options,
+                        double bytes, const std::function<void()>& prepare = {}, std::size_t depth = 0) {
+  RunResult run;
+  run.kernel = kernel;
+  result.poison();
+  if (prepare) prepare();
+  launch(0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const T first = result.download_one();
+  bool all_correct = matches(first, ref, tol);
+  T lowest = first, highest = first;
+  TimingStats t = time_gpu(options.warmup, options.reps, launch,
+                           [&] {
+                             result.poison();
+                             if (prepare) prepare();
+                           },
+                           [&] {
+                             T r = result.download_one();
+                             all_correct = all_correct && matches(r, ref, tol);
+                             if (r < lowest) lowest = r;
+                             if (highest < r) highest = r;
+                           });
+  run.result = json_value(first);
+  run.correct = all_correct;
+  run.unchecked = unchecked_reason(ref, tol, depth);
+  run.time_ms = t.median_ms;
+  run.gbps = gigabytes_per_second(bytes, t.median_ms);
+  if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+  return run;
+}
+
+// ---- The ceilings ----
+
+// "390.6 KiB", "1024.0 MiB": a size in the analysis and the notes.
+std::string mebibytes(std::size_t bytes);
+
+// Bytes of the device-to-device copy that sets the ceiling: as many as the input, but at least
+// eight times the L2 cache, so that the copy streams from DRAM rather than from cache. Past that
+// the copy's bandwidth no longer depends on its size, so it stops at 2 GiB, and at half of the free
+// memory (the copy needs a source and a destination).
+std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_bytes, std::size_t free_bytes);
+
+// What width of index the largest index a kernel computes needs, in one line for the analysis.
+std::string index_width_note(std::size_t largest_index);
+
+// An input that fits in L2 would be read from L2 by every run after the first. So unless --hot-l2
+// asks for that, a small input is copied until the copies span three times the L2 (at most
+// kMaxCopies), and each run reads the next copy.
+template <typename T>
+class RotatingInput {
+ public:
+  static constexpr std::size_t kMaxCopies = 64;
+  RotatingInput(const T* first, std::size_t n, std::size_t l2_bytes, bool hot_l2) : first_(first) {
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
+    copies_ = hot_l2 ? 1 : std::clamp<std::size_t>((3 * l2_bytes + bytes - 1) / bytes, 1, kMaxCopies);
+    const std::size_t stride = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
+    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride * (copies_ - 1));
+    for (std::size_t c = 0; c + 1 < copies_; ++c)
+      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
+    stride_ = stride;
   }
-  const DeviceInfo device = current_device();
-  report.set_device(device.describe());
-  // "13000" -> "13.0": the versions a measurement was taken with belong beside it.
-  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  report.fields().set("driver_cuda_version", version(device.driver_version));
-  report.fields().set("cuda_runtime", version(device.runtime_version));
-  return device;
+  const T* next() {
+    const std::size_t c = turn_++ % copies_;
+    return c == 0 ? first_ : extra_.data() + (c - 1) * stride_;
+  }
+  std::size_t copies() const { return copies_; }
+
+ private:
+  const T* first_;
+  std::size_t copies_ = 1, stride_ = 0, turn_ = 0;
+  DeviceBuffer<T> extra_;
+};
+
+// A plain streaming read of some bytes (chapter 09 measures it: 09_warp_unrolled/harness.cuh).
+struct ReadCeiling {
+  double gbps = 0;         // the best of the shapes tried
+  std::size_t bytes = 0;   // bytes each run read
+  std::string shape;      // the shape that gave it: "512 threads x 1 wave, 4 loads in flight"
+  bool of_input = false;  // it read the caller's own data (true) or a buffer of its own
+};
+
+// The ceilings a run is compared with, measured in the same process.
+struct Ceilings {
+  double copy_gbps = 0;
+  std::size_t copy_bytes = 0;
+  ReadCeiling read;  // gbps 0 when not measured
+};
+
+// The ceilings in the report: fields, and the lines under the table.
+void describe_ceilings(Report& report, const Ceilings& c);
+
+// Where the timed runs read their input from, under the ceilings: the rotating copies, or --hot-l2.
+void describe_input_copies(Report& report, std::size_t copies, std::size_t input_bytes, std::size_t l2_bytes,
+                           bool hot_l2);
+
+// ---- A chapter's kernels ----
+
+// One kernel of a chapter, as its program, tests and the benchmark see it.
+template <typename Launch> struct Variant {
+  const char* name;  // the --kernel name
+  const char* idea;  // one line: what it does differently
+  Launch launch;
+  // The most rounded additions any one element meets on its way to the result, in this kernel's
+  // order of summation (common/reference.hpp turns it into the float tolerance).
+  std::size_t (*depth)(std::size_t n, int block);
+  bool deterministic;  // same float result on every run (false where atomics set the order)
+  int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
+  // Only for a wrong kernel of the bug zoo (zoo.txt), in a build for instructors: the name of the
+  // chapter's kernel it is one edit of. It runs only when --kernel names it.
+  const char* zoo_of = nullptr;
+};
+
+// The variants of `all` named in `names`, in the registry's order.
+template <typename Variant>
+std::vector<Variant> chosen_variants(const std::vector<Variant>& all, const std::vector<std::string>& names) {
+  std::vector<Variant> chosen;
+  for (const auto& v : all)
+    if (std::find(names.begin(), names.end(), v.name) != names.end()) chosen.push_back(v);
+  return chosen;
+}
+
+// "a, b, c": names in one line of the report.
+template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
+  return out.str();
 }
 
 }  // namespace reduction

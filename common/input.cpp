@@ -1,4 +1,4 @@
-#include "input.hpp"
+#include "program.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,13 +11,28 @@
 #include <string_view>
 #include <utility>
 
-#include "escape.hpp"
 
 // A file named by the user is untrusted: every size read from it is checked against the file's
 // real size before anything is allocated, and every parse looks at each byte once, whatever the
 // file holds (no regular expressions, no recursion).
 
 namespace reduction {
+
+std::string escaped(std::string_view text, std::size_t max_length) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : text) {
+    if (out.size() >= max_length) return out + "...";
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\\') out += "\\\\";
+    else if (c >= 0x20 && c < 0x7f) out += ch;
+    else out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+  }
+  return out;
+}
 namespace {
 
 // An open regular file, read by offset.
@@ -414,6 +429,19 @@ HostData load_input(const std::string& path, std::size_t max_elements) {
   const bool npy_magic = file.read_at(0, magic, sizeof magic) == sizeof magic && std::memcmp(magic, "\x93NUMPY", 6) == 0;
   if (npy_name || npy_magic) return read_npy(file, max_elements);
   return read_text(file, max_elements);
+}
+
+HostData load_chapter_input(const ChapterInfo& info, const Options& options) {
+  HostData data = load_input(options.input, info.max_n);
+  const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
+  const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
+  if (n < info.min_n || n > info.max_n)
+    throw InputError(escaped(options.input, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
+                     (unbounded ? "at least " : "") + std::to_string(info.min_n) +
+                     (unbounded ? "" : " to " + std::to_string(info.max_n)) +
+                     (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
+                                     : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
+  return data;
 }
 
 }  // namespace reduction

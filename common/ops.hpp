@@ -1,4 +1,6 @@
-// Reduction operators with their identities, usable on the CPU and in kernels.
+// What a kernel needs from the toolkit: the reduction operators with their identities, usable on
+// the CPU and in kernels; the element types; the two failures a program reports; and, where the
+// CUDA runtime is in use, what a launcher needs: CUDA_CHECK and scratch memory.
 //
 // A reduction needs an associative operator and its identity (the value e with x op e == x):
 // the identity is where an accumulator starts and what pads a partial block.
@@ -7,8 +9,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -111,4 +115,122 @@ template <typename F> decltype(auto) dispatch_op(OpKind op, F&& f) {
   }
 }
 
+// The element types the chapters reduce, and the switch from a run-time type name to a type.
+enum class DataType { Int, Float, Double };
+
+inline const char* type_name(DataType t) {
+  switch (t) {
+    case DataType::Int: return "int";
+    case DataType::Float: return "float";
+    case DataType::Double: return "double";
+  }
+  return "?";
+}
+
+inline std::optional<DataType> parse_type(const std::string& s) {
+  if (s == "int") return DataType::Int;
+  if (s == "float") return DataType::Float;
+  if (s == "double") return DataType::Double;
+  return std::nullopt;
+}
+
+template <typename T> constexpr DataType data_type_of();
+template <> constexpr DataType data_type_of<std::int32_t>() { return DataType::Int; }
+template <> constexpr DataType data_type_of<float>() { return DataType::Float; }
+template <> constexpr DataType data_type_of<double>() { return DataType::Double; }
+
+template <typename T> struct TypeTag { using type = T; };
+
+// Calls f(TypeTag<T>{}) with T the C++ type that `t` names.
+template <typename F> decltype(auto) dispatch_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::Int: return f(TypeTag<std::int32_t>{});
+    case DataType::Float: return f(TypeTag<float>{});
+    default: return f(TypeTag<double>{});
+  }
+}
+
+// ceil(log2(n)) for n >= 1: the number of levels of a balanced reduction tree over n leaves.
+inline std::size_t ceil_log2(std::size_t n) {
+  std::size_t levels = 0;
+  while ((std::size_t(1) << levels) < n) ++levels;
+  return levels;
+}
+
+// The failures a program can meet, each with its exit status (common/program.hpp): bad input
+// (unreadable file, malformed data, NaN, a size the chapter cannot take): 2; a failed CUDA call
+// (thrown as CudaError, below): 3.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class CudaFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace reduction
+
+// What a launcher needs, under nvcc or after <cuda_runtime.h>. Every runtime call is wrapped in
+// CUDA_CHECK and every launch is followed by CUDA_CHECK_LAUNCH(): a failure prints the call, file
+// and line to stderr and throws CudaError, which run_guarded turns into exit status 3 (throwing,
+// not exit(), lets destructors free device memory and tests report a failed assertion).
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
+#include <cuda_runtime.h>
+
+namespace reduction {
+
+class CudaError : public CudaFailure {
+ public:
+  CudaError(cudaError_t code, const std::string& what) : CudaFailure(what), code_(code) {}
+  cudaError_t code() const { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);  // gpu.cu
+
+inline void check_cuda(cudaError_t code, const char* call, const char* file, int line) {
+  if (code != cudaSuccess) throw_cuda_error(code, call, file, line);
+}
+#define CUDA_CHECK(call) ::reduction::check_cuda((call), #call, __FILE__, __LINE__)
+// A launch reports configuration errors (too many threads, too much shared memory) only through
+// cudaGetLastError; errors inside the kernel surface at the next synchronizing call.
+#define CUDA_CHECK_LAUNCH() ::reduction::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+
+// Scratch memory for launchers that need some (block partials, library temporary storage). It
+// grows on demand and is reused, so allocation stays out of the timed region after warm-up.
+class DeviceScratch {
+ public:
+  DeviceScratch() = default;
+  ~DeviceScratch() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  void* get(std::size_t bytes) {
+    if (bytes > bytes_) {
+      if (ptr_) CUDA_CHECK(cudaFree(ptr_));
+      ptr_ = nullptr;
+      CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+      bytes_ = bytes;
+    }
+    return ptr_;
+  }
+  template <typename T> T* get_as(std::size_t count) { return static_cast<T*>(get(count * sizeof(T))); }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// The launcher shape of the multi-block chapters (06 to 09): reduce the n elements of `input`
+// into result[0] with blocks of `block` threads, taking any temporary memory from `scratch`. The
+// input is left unchanged.
+template <typename T>
+using MultiBlockLaunch = void (*)(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
+                                  cudaStream_t stream);
+
+}  // namespace reduction
+#endif

@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "program.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -15,9 +15,6 @@
 #include <iomanip>
 #include <iostream>
 
-#include "escape.hpp"
-#include "json.hpp"
-#include "program.hpp"
 
 namespace reduction {
 

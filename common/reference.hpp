@@ -1,5 +1,5 @@
-// The CPU reference every GPU result is checked against, and the error bounds that decide
-// whether a floating-point result is right.
+// The CPU reference every GPU result is checked against, the error bounds that decide whether a
+// floating-point result is right, and the CPU's cores shared out in chunks (parallel_chunks).
 //
 // Integers: exact, with the same wrap-around modulo 2^32 as the GPU's 32-bit adds, so a sum that
 //   overflows is still checked bit for bit (Reference::wrapped says that it happened).
@@ -25,18 +25,57 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
-#include "errors.hpp"
 #include "ops.hpp"
-#include "parallel.hpp"
-#include "types.hpp"
 
 namespace reduction {
+
+// The CPU's cores, in contiguous chunks of [0, n): billions of elements generated and checked in
+// seconds, not minutes.
+inline unsigned cpu_workers(std::size_t n) {
+  constexpr std::size_t kMinPerWorker = std::size_t(1) << 20;  // below this, threads cost more than they save
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::clamp<std::size_t>(n / kMinPerWorker, 1, hw));
+}
+
+// Calls fn(begin, end, worker) for `workers` contiguous chunks covering [0, n), each with its own
+// worker index, so that fn may keep per-worker results. Where a thread cannot be started, its chunk
+// and the rest run on the calling thread, with the same chunks and indices: only the time changes.
+// Every thread started is joined before anything leaves, an exception from fn on the calling
+// thread included (fn must not throw on the other threads).
+template <typename Fn> void parallel_chunks(std::size_t n, unsigned workers, Fn fn) {
+  if (workers <= 1) {
+    fn(std::size_t(0), n, 0u);
+    return;
+  }
+  const std::size_t per = (n + workers - 1) / workers;
+  auto chunk = [&](unsigned w) {
+    const std::size_t begin = std::min(n, w * per), end = std::min(n, begin + per);
+    fn(begin, end, w);
+  };
+  std::vector<std::thread> threads;
+  unsigned started = 0;  // chunks 0 .. started - 1 run on threads
+  try {
+    threads.reserve(workers);
+    for (; started < workers; ++started) threads.emplace_back(chunk, started);
+  } catch (const std::exception&) {  // std::system_error (EAGAIN), or std::bad_alloc for its state
+  }
+  std::exception_ptr failure;
+  try {
+    for (unsigned w = started; w < workers; ++w) chunk(w);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
 
 template <typename T> struct Reference {
   T value{};                  // the reference in the data's own type (integers: exact, wrapped)
@@ -53,13 +92,6 @@ template <typename T> struct Reference {
   long double underflow = 0;
   long double overflowing_partial = 0;
 };
-
-// ceil(log2(n)) for n >= 1: the number of levels of a balanced reduction tree over n leaves.
-inline std::size_t ceil_log2(std::size_t n) {
-  std::size_t levels = 0;
-  while ((std::size_t(1) << levels) < n) ++levels;
-  return levels;
-}
 
 // gamma(k) = k*u / (1 - k*u) for unit roundoff u of type F; infinity once k*u >= 1.
 template <typename F> long double gamma_bound(std::size_t k) {

@@ -1,14 +1,76 @@
-#include "report.hpp"
+#include "program.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <iomanip>
 #include <iostream>
-
-#include "program.hpp"
+#include <new>
+#include <stdexcept>
 
 namespace reduction {
+
+TimingStats summarize(std::vector<double> times_ms) {
+  TimingStats s;
+  if (times_ms.empty()) return s;
+  std::sort(times_ms.begin(), times_ms.end());
+  const std::size_t m = times_ms.size();
+  s.median_ms = m % 2 ? times_ms[m / 2] : (times_ms[m / 2 - 1] + times_ms[m / 2]) / 2;
+  s.min_ms = times_ms.front();
+  s.max_ms = times_ms.back();
+  s.reps = static_cast<int>(m);
+  return s;
+}
+
+Json::Base& Json::set(const std::string& key, Json value) {
+  if (!is_object()) static_cast<Base&>(*this) = Base::object();
+  return (*this)[key] = static_cast<Base&&>(value);
+}
+
+Json::Base& Json::push(Json value) {
+  if (!is_array()) static_cast<Base&>(*this) = Base::array();
+  return emplace_back(static_cast<Base&&>(value));
+}
+
+// Copies: a report has a handful of them.
+std::vector<std::pair<std::string, Json>> Json::items() const {
+  const auto& fields = get_ref<const object_t&>();
+  return std::vector<std::pair<std::string, Json>>(fields.begin(), fields.end());
+}
+
+double Json::as_double() const { return is_number() ? get<double>() : NAN; }
+
+std::string Json::dump() const { return Base::dump(-1, ' ', false, error_handler_t::replace); }
+
+int run_guarded(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kBadUsage;
+  } catch (const CudaFailure&) {
+    return kCudaFailed;  // throw_cuda_error has printed the details
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: not enough host memory for this input\n";
+    return kBadUsage;
+  } catch (const std::length_error&) {  // a container asked for more than it can ever hold
+    std::cerr << program << ": error: the input is too large for this machine's memory\n";
+    return kBadUsage;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error (please report it): " << e.what() << "\n";
+    return kInternal;
+  }
+}
+
+
+double column_of(const RunResult& run, const std::string& name) {
+  for (const auto& kv : run.extra.items())
+    if (kv.first == name && kv.second.is_number()) return kv.second.as_double();
+  return 0;
+}
+
+
 
 std::string format_value(const Json& v, DataType type) {
   if (!v.is_number()) return v.dump();
@@ -152,7 +214,9 @@ int Report::finish_without_gpu(const std::string& reason) {
   fields_.set("gpu_unavailable", reason);
   print(false);
   if (!output_written(info_.name)) return kOutputFailed;
-  std::cerr << info_.name << ": no usable GPU (" << reason << "); the analysis above needs none, the kernels do\n";
+  std::cerr << info_.name << ": no usable GPU (" << reason << "); "
+            << (options_.json ? "the analysis in the JSON on stdout needs none" : "the analysis above needs none")
+            << ", the kernels do\n";
   return kNoGpu;
 }
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "block_events.hpp"
-#include "common/json.hpp"
+#include "common/program.hpp"
 #include "single_block.hpp"
 
 namespace reduction::single_block {
@@ -220,23 +220,6 @@ inline Json steps_json(const BlockCounts& c) {
     steps.push(std::move(j));
   }
   return steps;
-}
-
-// What the time of these kernels means: for one row, the latency of a launch and a chain of
-// steps; for many rows, how fast the whole GPU gets through them, which memory traffic can limit.
-inline void print_timing_note(std::ostream& out, int reps, std::size_t steps, std::size_t rows) {
-  if (rows > 1) {
-    out << "Time: the median of " << reps << " launches of " << rows << " blocks, one per row, each timed with CUDA\n"
-        << "events. Every SM now holds several blocks at once, and while one waits at a barrier or on memory\n"
-        << "the others work: GB/s counts every row's input bytes once, and shows how the kernel's memory\n"
-        << "accesses and idle threads cost it against the GPU's bandwidth.\n";
-    return;
-  }
-  out << "Time: the median of " << reps << " launches, each timed with CUDA events. One block runs on a single\n"
-      << "SM and works through " << steps << (steps == 1 ? " step" : " dependent steps, with a barrier between them")
-      << ": the time is launch\n"
-      << "latency and that chain of steps, not memory traffic. These kernels are bound by latency, not\n"
-      << "bandwidth: read the microseconds; the GB/s column says little here.\n";
 }
 
 }  // namespace reduction::single_block

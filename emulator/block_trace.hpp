@@ -15,9 +15,8 @@
 
 #include "block_events.hpp"
 #include "block_model.hpp"
-#include "common/json.hpp"
-#include "common/report.hpp"
-#include "common/types.hpp"
+#include "common/program.hpp"
+#include "common/ops.hpp"
 
 namespace reduction::single_block {
 

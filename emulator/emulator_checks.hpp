@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "emulator/single_block.hpp"
 #include "common/testing/testing.hpp"
 #include "emulator/emulator.hpp"

@@ -1,7 +1,7 @@
-// What chapters 03 and 04 print of how the threads of a block are spent. A warp
-// holds all 32 of its thread slots for a step in which any of its threads adds, so the cost of a
-// step is its active warps; the program prints them step by step, from the counts of
-// emulator/block_model.hpp, and beside them the closed form that PMPP (10.4) gives for the kernel.
+// What chapters 03 and 04 print of how the threads of a block are spent. A warp holds all 32 of
+// its thread slots for a step in which any of its threads adds, so the cost of a step is its
+// active warps; the program prints them step by step, counted (block_model.hpp) from the steps of
+// the kernel's own run on the CPU emulator, and beside them the closed form that PMPP (10.4) gives.
 #pragma once
 
 #include <cmath>
@@ -10,24 +10,17 @@
 #include <ostream>
 #include <string>
 
+#include "common/program.hpp"
+#include "emulator/analysis.hpp"
 #include "emulator/block_model.hpp"
-#include "common/json.hpp"
 
 namespace reduction::single_block {
 
-// A closed form from the text, to print beside the evaluation.
-struct ClosedForm {
-  std::string formula;                      // as the text writes it
-  std::optional<std::size_t> thread_slots;  // nothing where it does not apply
-  std::string applies_to;                   // the n it is meant for
-  std::string difference;                   // why it differs from the evaluation, where it does
-};
-
 // The step table and the efficiency, with the text's closed form beside it.
-//   predicate: the activity predicate in words.
+//   predicate: when a thread adds, in words (the chapter's heading for the table).
 inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
                                   const ClosedForm& text, const char* type) {
-  out << "Execution resources, from the kernel's activity predicate evaluated for every thread at every step:\n"
+  out << "Execution resources, counted warp by warp from the kernel's own run on the CPU emulator:\n"
       << "  " << predicate << "\n\n";
   char line[160];
   std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %19s  %10s\n", "step", "stride", "active threads",

@@ -26,9 +26,8 @@
 #include <vector>
 
 #include "block_events.hpp"
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
 #include "common/ops.hpp"
+#include "common/gpu.cuh"
 
 namespace reduction {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "emulator/single_block.hpp"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/testing/delayed.cuh"
 #include "common/testing/testing.hpp"
 #include "zoo_list.hpp"  // the solution, the bugs, and the chapter's name and kernel

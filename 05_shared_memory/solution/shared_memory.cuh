@@ -15,10 +15,11 @@
 
 #include <cstddef>
 
-#include "emulator/single_block.hpp"
 #include "common/ops.hpp"
 
 namespace ch05 {
+
+constexpr unsigned kMaxThreads = 1024;  // the most threads a block may have: one partial sum each
 
 // T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
 // (emulator/traced.cuh), as in chapter 03: its loads and stores of partial[] are logged too.
@@ -29,13 +30,13 @@ __global__ void shared_memory_kernel(const T* data, std::size_t n, T* result) {
   result += blockIdx.x;
   // EXERCISE: reduce data[0, n) into *result, keeping the partial sums in shared memory.
   // HINT: - Keep the partial sums in shared memory instead of overwriting the input: how large must that
-  // HINT:   array be for the largest block this chapter launches? (reduction::single_block::kMaxThreads)
+  // HINT:   array be for the largest block this chapter launches? (kMaxThreads)
   // HINT: - The first step can read from global memory directly: how many elements can each thread
   // HINT:   combine as it loads, and what if its second element is past n?
   // HINT: - The other steps work in shared memory like chapter 04's tree. Where must the barrier stand so
   // HINT:   that no step reads a slot before it is written, including the slots of the first step?
   // HINT: Then run the tests (ctest -L chapter05) and compare with `05_shared_memory --n 16 --trace`.
-  __shared__ T partial[reduction::single_block::kMaxThreads];  // one partial sum per thread, on chip
+  __shared__ T partial[kMaxThreads];  // one partial sum per thread, on chip
   const unsigned t = threadIdx.x;
   const unsigned owner = t;    // thread t owns partial[t]: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow

@@ -3,17 +3,12 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "common/ops.hpp"
-#include "common/reference.hpp"
-// The CUDA runtime and the registry, which only the launcher below needs: the CPU emulator
-// (emulator/emulator.hpp) compiles the kernel alone, with g++.
+// The CUDA runtime, which only the launcher below needs: the CPU emulator (emulator/emulator.hpp)
+// compiles the kernel alone, with g++.
 #ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
-
-#include "common/cuda_check.cuh"
-#include "common/variants.cuh"
 #endif
 
 namespace ch06 {
@@ -75,7 +70,7 @@ inline std::size_t depth(std::size_t n, int block) {
   return reduction::ceil_log2(2 * std::size_t(block)) + block_count(n, block) - 1;
 }
 
-// The launcher and the registry need the CUDA runtime: the CPU emulator compiles the kernel alone
+// The launcher needs the CUDA runtime: the CPU emulator compiles the kernel alone
 // (with REDUCTION_EMULATOR defined), nvcc everything.
 #ifndef REDUCTION_EMULATOR
 // Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
@@ -90,11 +85,6 @@ void launch(const T* input, std::size_t n, T* result, int block, reduction::Devi
   CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
-  return {{"hierarchical", "each block reduces its segment of 2 x block elements; atomicAdd joins the blocks",
-           launch<T>, depth, false}};
-}
 #endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.

@@ -3,19 +3,12 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "common/ops.hpp"
-#include "common/reference.hpp"
-// The CUDA runtime and the registry, which only the launcher below needs: the CPU emulator
-// (emulator/emulator.hpp) compiles the kernel alone, with g++.
+// The CUDA runtime, which only the launcher below needs: the CPU emulator (emulator/emulator.hpp)
+// compiles the kernel alone, with g++.
 #ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
-
-#include "common/cuda_check.cuh"
-#include "common/variants.cuh"
 #endif
 
 namespace ch07 {
@@ -78,7 +71,7 @@ std::size_t depth(std::size_t n, int block) {
   return 2 * std::size_t(kCoarse) - 1 + reduction::ceil_log2(block) + block_count(n, block, kCoarse) - 1;
 }
 
-// The launcher and the registry need the CUDA runtime: the CPU emulator compiles the kernel alone
+// The launcher needs the CUDA runtime: the CPU emulator compiles the kernel alone
 // (with REDUCTION_EMULATOR defined), nvcc everything.
 #ifndef REDUCTION_EMULATOR
 // Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
@@ -92,36 +85,6 @@ void launch(const T* input, std::size_t n, T* result, int block, reduction::Devi
   coarsened_kernel<kCoarse><<<blocks, block, block * sizeof(T), stream>>>(input, n, result);
   CUDA_CHECK_LAUNCH();
 }
-
-// The factors the program sweeps, from chapter 06's two elements per thread (factor 1) up to
-// where, at the default size, too few blocks are left to fill the GPU.
-using CoarseFactors = std::integer_sequence<int, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024>;
-
-template <int kCoarse, typename T>
-reduction::Variant<reduction::MultiBlockLaunch<T>> variant() {
-  static const std::string name = "coarse" + std::to_string(kCoarse);
-  static const std::string idea = "each thread adds " + std::to_string(2 * kCoarse) + " elements before the tree";
-  return {name.c_str(), idea.c_str(), launch<kCoarse, T>, depth<kCoarse>, false};
-}
-
-template <typename T, int... kFactors>
-std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants_for(std::integer_sequence<int, kFactors...>) {
-  return {variant<kFactors, T>()...};
-}
-
-// One variant per factor, in the order of CoarseFactors, named "coarse1", "coarse2", ...
-template <typename T>
-std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
-  return variants_for<T>(CoarseFactors{});
-}
-
-template <int... kFactors>
-std::vector<int> factors_of(std::integer_sequence<int, kFactors...>) {
-  return {kFactors...};
-}
-
-// The factor of each variant, in the same order.
-inline std::vector<int> coarse_factors() { return factors_of(CoarseFactors{}); }
 #endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.

@@ -14,16 +14,10 @@
 #include <vector>
 
 #include "common/ops.hpp"
-#include "common/reference.hpp"
-// The CUDA runtime, the device queries and the registry, which only the launchers need: the CPU
-// emulator (emulator/emulator.hpp) compiles the kernels alone, with g++, and
-// chapter 09's kernels with them.
+// The CUDA runtime and the device queries, which only the launchers need: the CPU emulator
+// (emulator/emulator.hpp) compiles the kernels alone, with g++, and chapter 09's kernels with them.
 #ifndef REDUCTION_EMULATOR
 #include <cuda_runtime.h>
-
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
-#include "common/variants.cuh"
 #else
 namespace reduction {
 class DeviceScratch;  // named by the launchers' parameters, here and in chapter 09
@@ -288,19 +282,6 @@ std::size_t depth_finish_kernel(std::size_t n, int block) {
   return grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
          grid_stride_rounded_additions(grid, block, tree);
 }
-
-#ifndef REDUCTION_EMULATOR
-// The registry: the chapter's kernels, listed once for its program, tests and the benchmark.
-template <typename T>
-std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
-  return {
-      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_cpu<T>, true},
-      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>, depth_finish_atomic<T>, false},
-      {"finish_kernel", "the same kernel, one block, adds the partials", launch_finish_kernel<T>,
-       depth_finish_kernel<T>, true},
-  };
-}
-#endif  // REDUCTION_EMULATOR
 
 // Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it

@@ -13,10 +13,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
-#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 
 namespace ch09 {
 

@@ -308,17 +308,11 @@ __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
 
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // What the launchers keep beside each scratch allocation: the one-pass grid's block counter and
-// the tile path's sum words. Both must read zero when a launch starts, and each launch leaves them
-// at zero (the counter's last block, the sum's words_kernel), so they need no memset per call.
-// Where they live decides what may run at once. This chapter first had one __device__ counter for
-// the whole program: two reductions on concurrent streams then counted each other's blocks, and
-// one finished early or never. Now each scratch allocation has its own, which the launcher keeps
-// beside it (keyed by the scratch's device address), zeroed once, on the caller's stream, when
-// that address is first seen. The block results already live in the scratch, so the rule for
-// callers is the one CUB states for its temporary storage: calls that may run at the same time
-// must not share one DeviceScratch. Calls with different scratch run together safely, on any
-// streams and host threads. (Inside the scratch itself they would not survive: the other launchers
-// that are handed the same scratch in turn, cub among them, write over its first bytes.)
+// the tile path's sum words, zeroed once when the scratch's address is first seen; each launch
+// leaves them at zero again. One __device__ counter for the whole program, as this chapter first
+// had, let two reductions on concurrent streams count each other's blocks. So the rule is CUB's
+// for its temporary storage: calls that may run at the same time must not share one DeviceScratch.
+// (Inside the scratch they would not survive: other launchers, cub among them, write over it.)
 struct KeptBeside {
   unsigned int* blocks_done;  // the one-pass grid's counter
   long long* sum_words;       // the tile path's sum words, kSumWords of them

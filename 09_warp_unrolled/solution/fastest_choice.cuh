@@ -1,10 +1,7 @@
 // Chapter 09, step 5: what fastest chooses at each size, from the measurements. Its grid path
 // (fastest.cuh) takes every knob as a template argument so that `experiments knobs`
 // (benchmark/experiments.cu) can time them all; this file names the winners, and the grid path's
-// block and grid for n. fastest_small.cuh picks between that and the single-block path. The
-// numbers below were measured with the program's former --sweep option, whose combinations
-// `experiments knobs` now times; the program's --sizes and benchmark/sweep.py time the choice
-// against cub at every size.
+// block and grid for n. fastest_small.cuh picks between that and the single-block path.
 #pragma once
 
 #ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
@@ -41,46 +38,14 @@ struct FastestChoice {
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
   // Large n, below kTilesFromBytes: 1024-thread blocks striding over the whole input, one wave of
-  // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), one block of kBlock threads
-  // per tile of one round of loads (64 KiB), each storing its result, and one block over those in
-  // a second, dependent launch, reading them 16 bytes at a time. Measured with
-  // `experiments slots` (benchmark/experiments.cu) on two H100s and an H200 on 2026-11-26, against
-  // the one wave, chapter 07 and cub in rounds (README.md, "Many blocks or one wave", has the
-  // tables and the counters): one wave leaves multiprocessors idle at its end (ncu, 2^28 ints: the
-  // least busy active 73 % of the cycles of the busiest, on both GPUs), the many tiles keep them
-  // busy to the end (99 %), as 07's grid does. 64 KiB tiles were 2.7 to 6.3 % faster than one wave
-  // from 2^24 to 2^30 on the H100 and 0 to 6.5 % on the H200. Below 16 MiB one wave and the tiles
-  // are level within the rounds' spread. 128 KiB tiles (two rounds) were 0.5 % faster at 2^30
-  // while the fold read one value a load; with 16 bytes a load (`experiments folds`, README "The
-  // fold") they were 0.6 % slower at 2^29 and 2^30 on an H100 and 0.2 to 0.5 % faster on an H200,
-  // so only max and min of doubles take them. Max and min of doubles take tiles of one round
-  // nowhere: on an H200 they ran up to 10 % behind cub from 2^24 to 2^27 (sums of doubles, and max
-  // and min of 4-byte elements, 2 to 26 % ahead). What makes those tiles slow was not measured with
-  // ncu; the kernels differ only in the operator, whose tree at the end of every tile is a 64-bit
-  // compare and two selects a step where a sum has one addition. In tiles of two rounds they were
-  // once kept to 2 GiB and up, one wave below; but on H200 1654424168181 that one wave fell behind
-  // cub by up to 1.2 % from 10^8 to 2^28 - 1. Against cub in the same process, tiles of two rounds
-  // were further ahead than the one wave at every size from 2^23 to 2^28 - 1, and level at 2^21 and
-  // 2^22 (both 10 to 23 % ahead of cub), on an H200 (1652826072045: cub's time over theirs 1.024 to
-  // 1.23, the one wave's 1.008 to 1.21) and on an H100 (1652923028849: 1.034 to 1.21 against 1.017
-  // to 1.18); in time, 2 to 9 % faster than the one wave from 2^21 on the H200, 1 to 9 % from 2^23
-  // on the H100 (README.md, "A path for every size").
-  // So they take them from kTilesFromBytes too.
-  // The tile path's sums end with atomicAdds into words kept beside the scratch, instead of slots
-  // and the fold: an int sum with one 32-bit atomicAdd a tile into one word; a float or double sum
-  // with its tile's result as an exact integer in up to three 64-bit pieces (exact_sum.cuh), which
-  // three lanes of the first warp add in one atomic instruction. Integer addition is exact in any
-  // order, and the words are rounded once at the end, so the bits are the same on every run.
-  // `experiments versus07` had int sums this way 0.5 to 2.6 % ahead of 07's best from 2^24 on an
-  // H100 (1753024031003) and 0.5 to 7 % on an H200 (1652826070508), where with the fold 07 was
-  // ahead by 0.1 to 0.7 % on H100s. For float and double sums the words were level with the fold
-  // or ahead on most boards, but on some H200s (13 of 22) the pieces as three atomics from
-  // one thread made the tiles 1.4 to 2 % slower, while one atomic a tile cost nothing there
-  // (`experiments redcost`): it is the number of atomic instructions, not their width or kind. As
-  // one instruction from three lanes they cost nothing there either: at 2^28 doubles 0.998 to 1.001
-  // of 07's best on four such H200s (1653724059370, 1653724059329, 1653724066736, 1653724059668),
-  // the tiles alone 0.998 to 1.002, the fold 1.004 to 1.007; on an H100 (1752724006987) 0.998, the
-  // tiles alone 0.997, the fold 1.001. README.md, "An exact finish for sums".
+  // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), kBlock threads a tile of one
+  // round of loads (64 KiB). One wave leaves multiprocessors idle at its end (ncu, 2^28 ints: the
+  // least busy active 73 % of the cycles of the busiest); the tiles keep them busy (99 %), as 07's
+  // grid does: 0 to 6.5 % faster than one wave from 2^24 to 2^30 on an H100 and an H200, level
+  // below 16 MiB. Max and min of doubles take tiles of two rounds: in one round they ran up to 10 %
+  // behind cub on an H200 (README.md: "Many blocks or one wave", "A path for every size").
+  // The tile path's sums finish through exact words (exact_sum.cuh), not the fold: the same bits
+  // on every run, at no cost (README.md, "An exact finish for sums").
   static constexpr bool kExactFloatSums = true;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;

@@ -34,9 +34,6 @@
 #include <type_traits>
 #include <utility>
 
-#ifndef REDUCTION_EMULATOR
-#include "common/cuda_check.cuh"
-#endif
 #include "common/ops.hpp"
 #include "fastest.cuh"
 #include "fastest_choice.cuh"

@@ -15,7 +15,6 @@
 
 #include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "common/ops.hpp"
-#include "common/reference.hpp"
 
 namespace ch09 {
 

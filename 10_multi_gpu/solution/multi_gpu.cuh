@@ -15,15 +15,43 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
+#include <string>
 #include <type_traits>
 
-#include "10_multi_gpu/nccl_check.hpp"
-#include "10_multi_gpu/sharding.hpp"
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
 #include "common/ops.hpp"
-#include "common/options.hpp"
-#include "warp_unrolled.cuh"  // chapter 09's kernels: reused, not copied (see CMakeLists.txt)
+#include "fastest_small.cuh"  // chapter 09's fastest: reused, not copied (see CMakeLists.txt)
+
+// NCCL error checking, as CUDA_CHECK does it for CUDA (common/ops.hpp): every NCCL call is wrapped
+// in NCCL_CHECK; a failure prints the call, file and line with NCCL's own explanation to stderr and
+// throws, and the program exits with status 3 like any failed CUDA call.
+namespace ch10 {
+
+class NcclError : public reduction::CudaFailure {
+ public:
+  NcclError(ncclResult_t code, const std::string& what) : reduction::CudaFailure(what), code_(code) {}
+  ncclResult_t code() const { return code_; }
+
+ private:
+  ncclResult_t code_;
+};
+
+[[noreturn]] inline void throw_nccl_error(ncclResult_t code, const char* call, const char* file, int line) {
+  std::string what = std::string("NCCL error ") + ncclGetErrorString(code) + " at " + file + ":" +
+                     std::to_string(line) + " in " + call;
+  // The last error's details (which GPU, which limit), when NCCL kept them.
+  if (const char* detail = ncclGetLastError(nullptr); detail && *detail) what += ": " + std::string(detail);
+  std::cerr << what << std::endl;
+  throw NcclError(code, what);
+}
+
+}  // namespace ch10
+
+#define NCCL_CHECK(call)                                                                                            \
+  do {                                                                                                              \
+    const ncclResult_t nccl_check_result_ = (call);                                                                 \
+    if (nccl_check_result_ != ncclSuccess) ::ch10::throw_nccl_error(nccl_check_result_, #call, __FILE__, __LINE__); \
+  } while (0)
 
 namespace ch10 {
 
@@ -87,26 +115,11 @@ void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t 
   // HINT:   count, datatype, op, comm, stream); its operator for a sum is ncclSum.
   // HINT: - The element type is NCCL's own enum: nccl_type<T>() above gives it.
   // HINT: - Pass `stream`, so that NCCL's work runs after the partial's kernel with no host wait.
-  // HINT: - Wrap the call in NCCL_CHECK (nccl_check.hpp), as every CUDA call is wrapped in CUDA_CHECK.
+  // HINT: - Wrap the call in NCCL_CHECK (above), as every CUDA call is wrapped in CUDA_CHECK.
   // HINT: Until it is written, totals keep the poison the program put there, and every check fails.
   // PLACEHOLDER: (void)partials, (void)totals, (void)count, (void)comm, (void)stream;
   NCCL_CHECK(ncclAllReduce(partials, totals, count, nccl_type<T>(), ncclSum, comm, stream));
   // END EXERCISE
-}
-
-// The most rounded additions an element of a shard of `count` elements meets: fastest's on its
-// GPU, then the combine's (sharding.hpp says why G - 1).
-template <typename T>
-std::size_t sharded_sum_depth(std::size_t count, int gpus) {
-  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
-  return on_gpu + combine_depth(gpus);
-}
-
-// The chapter's registry, as --list shows it: one variant, the two steps above. Its float sum is
-// not promised the same on every run: NCCL does not say in which order it adds the G partials.
-inline reduction::VariantInfo variant() {
-  return {"sharded_sum", "each GPU reduces its shard with fastest; one NCCL all-reduce of one element adds the partials",
-          false};
 }
 
 }  // namespace ch10

@@ -8,7 +8,7 @@ compared without their indentation and trailing comment, and only those of 20 ch
 HANDOUT_DIR) that holds two or more code lines of one region holds the answer, or most of it: the
 test names the file, the region and the lines, and fails. One line alone is allowed, because some
 are the common idiom that any CUDA code has (the grid-stride index `blockIdx.x * blockDim.x +
-threadIdx.x` in the read-ceiling kernel of common/ceilings.cuh).
+threadIdx.x` in the read-ceiling kernel of 09_warp_unrolled/harness.cuh).
 """
 import os
 import re

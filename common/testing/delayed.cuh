@@ -13,9 +13,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/cuda_check.cuh"
-#include "common/gpu.cuh"
 #include "common/ops.hpp"
+#include "common/gpu.cuh"
 
 namespace reduction {
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "common/gpu.cuh"
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 
 #define REDUCTION_ZOO_LAUNCHERS

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/testing/testing.hpp"
 
 using namespace reduction;

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "common/json.hpp"
+#include "common/program.hpp"
 #include "common/testing/testing.hpp"
 
 using namespace reduction;

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/options.hpp"
+#include "common/program.hpp"
 #include "common/testing/testing.hpp"
 
 using namespace reduction;
@@ -268,7 +268,7 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
 
 TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marked", "[options]") {
   // A build with REDUCTION_ZOO_KERNELS adds the zoo's wrong kernels to the chapter's registry
-  // (common/variants.cuh: zoo_of); a default run and the benchmark must not take them for the chapter's.
+  // (common/gpu.cuh: zoo_of); a default run and the benchmark must not take them for the chapter's.
   auto i = info();
   i.variants = {{"a", "idea a", true}, {"zoo.bug", "wrong on purpose", true, true}, {"b", "idea b", false}};
   CHECK(variant_names(i) == std::vector<std::string>{"a", "zoo.bug", "b"});

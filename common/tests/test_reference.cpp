@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/input.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
 

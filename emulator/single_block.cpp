@@ -1,0 +1,93 @@
+// The bodies of what analysis.hpp declares for the single-block programs, but analyse(), which
+// runs the chapter's kernel and so is compiled with it (emulated.cpp).
+#include "emulator/analysis.hpp"
+
+#include <ostream>
+
+#include "emulator/single_block.hpp"
+
+namespace reduction::single_block {
+
+ChapterInfo chapter_info(const std::string& name, const std::string& title, const VariantInfo& kernel) {
+  ChapterInfo info;
+  info.name = name;
+  info.title = title;
+  info.default_n = info.max_n = kMaxElements;
+  info.max_n_reason = "one block reduces at most " + std::to_string(kMaxElements) +
+                      " elements, two for each of its at most " + std::to_string(kMaxThreads) +
+                      " threads; 06_hierarchical lifts the limit with many blocks";
+  info.min_n_reason = "a block reduction returns the partial sum of thread 0, and with no elements there is none "
+                      "(01_sequential reduces an empty input to the identity)";
+  info.default_reps = 100;
+  info.variants = {kernel};
+  return info;
+}
+
+std::optional<std::string> check_rows_option(const std::string& rows_text, bool trace, Options& options) {
+  const auto rows = parse_count(rows_text);
+  if (!rows) return "--rows must be a whole number of rows such as 1000, 2^16 or 64K, got '" + escaped(rows_text) + "'";
+  if (*rows == 0) return std::string("--rows must be at least 1");
+  if (*rows > kMaxRows)
+    return "--rows " + std::to_string(*rows) + " is too many: one block per row, and a grid has at most " +
+           std::to_string(kMaxRows) + " blocks";
+  if (trace && *rows > 1) return "--trace draws one row, and --rows is " + std::to_string(*rows);
+  options.rows = *rows;
+  if (!options.input.empty()) return std::nullopt;  // a file's rows are checked once it is read
+  if (trace && options.n > kMaxTraceElements)
+    return "--trace draws at most " + std::to_string(kMaxTraceElements) +
+           " elements, and n = " + std::to_string(options.n);
+  const std::size_t element_bytes = options.type == DataType::Double ? 8 : 4,
+                    bytes = *rows * (options.n + 1) * element_bytes;
+  const auto memory = host_memory_bytes();  // rows * (n + 1) < 2^42: no overflow
+  if (memory && bytes > *memory)
+    return "--rows " + std::to_string(*rows) + " of " + std::to_string(options.n) +
+           " elements and their results take " + std::to_string(bytes) + " bytes, and this machine has " +
+           std::to_string(*memory) + " bytes of memory";
+  return std::nullopt;
+}
+
+ChapterInfo rows_info(ChapterInfo info, std::size_t rows) {
+  if (rows > 1) {
+    info.max_n = rows * kMaxElements;
+    info.max_n_reason = std::to_string(rows) + " rows of at most " + std::to_string(kMaxElements) + " elements";
+  }
+  return info;
+}
+
+std::size_t row_length(std::size_t elements, std::size_t rows, const std::string& source, bool trace) {
+  if (elements % rows != 0)
+    throw InputError(source + ": " + std::to_string(elements) + " elements do not make " + std::to_string(rows) +
+                     " rows of equal length");
+  const std::size_t n = elements / rows;
+  if (trace && n > kMaxTraceElements)
+    throw InputError(source + ": --trace draws at most " + std::to_string(kMaxTraceElements) +
+                     " elements, and n = " + std::to_string(n));
+  return n;
+}
+
+void print_timing_note(std::ostream& out, int reps, std::size_t steps, std::size_t rows) {
+  if (rows > 1) {
+    out << "Time: the median of " << reps << " launches of " << rows << " blocks, one per row, each timed with CUDA\n"
+        << "events. Every SM now holds several blocks at once, and while one waits at a barrier or on memory\n"
+        << "the others work: GB/s counts every row's input bytes once, and shows how the kernel's memory\n"
+        << "accesses and idle threads cost it against the GPU's bandwidth.\n";
+    return;
+  }
+  out << "Time: the median of " << reps << " launches, each timed with CUDA events. One block runs on a single\n"
+      << "SM and works through " << steps << (steps == 1 ? " step" : " dependent steps, with a barrier between them")
+      << ": the time is launch\n"
+      << "latency and that chain of steps, not memory traffic. These kernels are bound by latency, not\n"
+      << "bandwidth: read the microseconds; the GB/s column says little here.\n";
+}
+
+template RowsChecked check_rows(const std::vector<std::int32_t>&, std::size_t, const std::vector<std::int32_t>&);
+template RowsChecked check_rows(const std::vector<float>&, std::size_t, const std::vector<float>&);
+template RowsChecked check_rows(const std::vector<double>&, std::size_t, const std::vector<double>&);
+template void check_rows_fit(const std::vector<std::int32_t>&, std::size_t);
+template void check_rows_fit(const std::vector<float>&, std::size_t);
+template void check_rows_fit(const std::vector<double>&, std::size_t);
+template void describe_reference(Report&, const Reference<std::int32_t>&, std::size_t, std::size_t);
+template void describe_reference(Report&, const Reference<float>&, std::size_t, std::size_t);
+template void describe_reference(Report&, const Reference<double>&, std::size_t, std::size_t);
+
+}  // namespace reduction::single_block
