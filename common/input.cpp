@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "escape.hpp"
+#include "options.hpp"  // memory_limit, memory_refusal
 
 // A file named by the user is untrusted: every size read from it is checked against the file's
 // real size before anything is allocated, and every parse looks at each byte once, whatever the
@@ -303,6 +305,10 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
                std::to_string(available));
   }
   if (n > max_elements) throw too_many(file, std::to_string(n) + " elements", max_elements);
+  // Past the memory this process may have (the machine's, or its cgroup's: common/limits.cpp) the
+  // OOM killer ends it without a word; refused here instead, naming the limit.
+  if (auto why = memory_refusal(n, item, file.name() + ": its " + std::to_string(n) + " elements"))
+    throw InputError(*why);
 
   if (code == "i4") return read_elements<std::int32_t>(file, data_start, static_cast<std::size_t>(n));
   if (code == "f4") return read_elements<float>(file, data_start, static_cast<std::size_t>(n));
@@ -352,9 +358,18 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
   std::string token;
   std::uint64_t token_start = 0;
 
+  // The memory this process may have, as for a .npy file; the values take 4 or 8 bytes each.
+  const std::optional<MemoryLimit> memory = memory_limit();
+  auto check_memory = [&](std::size_t count) {
+    const std::uint64_t element = all_int ? 4 : 8;
+    if (memory && count > memory->bytes / element)
+      throw InputError(file.name() + ": its first " + std::to_string(count) + " numbers take " +
+                       std::to_string(count * element) + " bytes, and " + memory->what);
+  };
   auto add = [&] {
     const std::size_t count = all_int ? ints.size() : doubles.size();
     if (count == max_elements) throw too_many(file, "more than " + std::to_string(max_elements) + " numbers", max_elements);
+    check_memory(count + 1);
     auto where = [&] { return file.name() + ": the number at byte " + std::to_string(token_start) + " ('" + escaped(token) + "')"; };
     bool integer = false;
     if (!is_number(token, integer)) throw InputError(where() + " is not a decimal number");
@@ -368,6 +383,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
     }
     if (all_int) {  // the first value that is not a 32-bit integer: the file is read as double
       all_int = false;
+      check_memory(ints.size() + 1);
       doubles.assign(ints.begin(), ints.end());
       std::vector<std::int32_t>().swap(ints);
     }
@@ -379,9 +395,12 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
 
   // On the heap: 64 KiB on the stack is a crash under a small stack limit (ulimit -s 64).
   std::vector<char> buffer(std::size_t(1) << 16);
+  // Read to the size the file had when it was opened: a file that grows while it is read (a log
+  // still written to) was read until its writer stopped, 20 s and 2 GB for an 18 MB file.
   std::uint64_t offset = 0;
   for (;;) {
-    const std::size_t got = file.read_at(offset, buffer.data(), buffer.size());
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), file.size() - offset));
+    const std::size_t got = want == 0 ? 0 : file.read_at(offset, buffer.data(), want);
     for (std::size_t i = 0; i < got; ++i) {
       const char c = buffer[i];
       if (is_space(c)) {
@@ -397,7 +416,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
                          std::to_string(kLongestNumber) + " characters");
       token += c;
     }
-    if (got < buffer.size()) break;
+    if (got < want || offset + got == file.size()) break;
     offset += got;
   }
   if (!token.empty()) add();

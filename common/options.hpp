@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "input.hpp"  // HostData
 #include "types.hpp"
 
 namespace reduction {
@@ -75,6 +76,26 @@ struct Options {
 // Physical memory of this machine in bytes, or nothing where the system does not say.
 std::optional<std::uint64_t> host_memory_bytes();
 
+// How much memory this process may take, and where that number comes from, in words.
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
+};
+// The limit of this process's cgroup (common/limits.cpp): read from `cgroup_root` (v2: memory.max
+// less memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes), in the
+// cgroup that `self_cgroup` names and each of its ancestors, the tightest; nothing where none is set.
+std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
+// The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
+std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",
+                                        const std::string& self_cgroup = "/proc/self/cgroup");
+// Why `count` elements of `element_bytes` cannot be held in memory_limit(), in words that start with
+// `what` ("--n 5 int elements"), or nothing if they can.
+std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what);
+
+// The data of --input FILE for this chapter: load_input (input.hpp), and its count within the
+// chapter's min_n and max_n. Throws InputError with a one-line reason.
+HostData load_chapter_input(const ChapterInfo& info, const std::string& path);
+
 // The names of the chapter's variants, in its order: what --kernel takes.
 std::vector<std::string> variant_names(const ChapterInfo& info);
 
@@ -114,6 +135,8 @@ class CommandLine {
                   const std::vector<std::string>& choices = {});
   // Runs after parsing; returns an error message for a bad combination of options.
   void add_check(std::function<std::optional<std::string>()> check);
+  // Whether the command line gave option `name` (for a check: an alias and what it stands for).
+  bool given(const std::string& name) const;
 
   // Parses and validates. Returns the status to exit with right away (0 after --help or --list,
   // 2 with a one-line message on stderr for a bad option, 5 where --help or --list could not be

@@ -28,6 +28,7 @@ enum ExitStatus : int {
   kCudaFailed = 3,   // a CUDA call failed (call, file and line on stderr)
   kInternal = 4,     // a bug in the program itself (message on stderr)
   kOutputFailed = 5, // stdout could not be written: closed, full, or a pipe nobody reads (one line on stderr)
+  kNotVerified = 6,  // it ran, but no result could be checked: every one is unchecked (its error bound says nothing)
   kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
 };
 
@@ -61,16 +62,8 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   HostData data;
   std::string source;
   if (!options.input.empty()) {
-    data = load_input(options.input, info.max_n);
+    data = load_chapter_input(info, options.input);
     source = "file " + escaped(options.input, 200);
-    const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
-    const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
-    if (n < info.min_n || n > info.max_n)
-      throw InputError(escaped(options.input, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
-                       (unbounded ? "at least " : "") + std::to_string(info.min_n) +
-                       (unbounded ? "" : " to " + std::to_string(info.max_n)) +
-                       (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
-                                       : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
   } else {
     source = "random, seed " + std::to_string(options.seed);
     dispatch_type(options.type, [&](auto tag) {
