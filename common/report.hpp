@@ -68,8 +68,9 @@ class Report {
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 
-  // Prints the report. Returns 0 if every checked run is correct, else 1; 5 (kOutputFailed) where
-  // the report could not be written (see output_written), unless a result was wrong.
+  // Prints the report. Returns 0 if every checked run is correct and one was checked, 6
+  // (kNotVerified) where none could be, 1 if a checked run is wrong; 5 (kOutputFailed) where the
+  // report could not be written (see output_written), unless a result was wrong.
   int finish();
   // Prints what can be shown without a GPU, and the reason on stderr. Returns 77, or 5 where the
   // analysis could not be written.
