@@ -38,6 +38,22 @@ std::optional<std::uint64_t> read_number(const std::string& path) {
   return value;
 }
 
+// The value of `key` in a memory.stat file ("inactive_file 4096" a line), or nothing.
+std::optional<std::uint64_t> read_stat(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string name, value;
+  while (in >> name >> value)
+    if (name == key) {
+      std::uint64_t v = 0;
+      for (const char c : value) {
+        if (c < '0' || c > '9' || v > std::numeric_limits<std::uint64_t>::max() / 10 - 9) return std::nullopt;
+        v = v * 10 + unsigned(c - '0');
+      }
+      return v;
+    }
+  return std::nullopt;
+}
+
 // The path of this process's cgroup in the hierarchy that `v2` names (the unified one, "0::/path"),
 // or the v1 hierarchy of the memory controller ("4:memory:/path", "7:cpu,memory:/path").
 std::optional<std::string> cgroup_path(const std::string& self_cgroup, bool v2) {
@@ -62,7 +78,7 @@ std::optional<std::string> cgroup_path(const std::string& self_cgroup, bool v2) 
 // applies too. `limit_file` and `usage_file` name the files of the version (memory.max and
 // memory.current; memory.limit_in_bytes and memory.usage_in_bytes).
 std::optional<MemoryLimit> tightest(const std::string& root, const std::string& path, const char* limit_file,
-                                    const char* usage_file) {
+                                    const char* usage_file, const char* inactive_file) {
   if (!is_directory(root)) return std::nullopt;
   // In a container with a cgroup namespace the path is "/" and the root is the container's own
   // cgroup; without one, the path may be the host's, not mounted here: then the root is ours.
@@ -75,7 +91,11 @@ std::optional<MemoryLimit> tightest(const std::string& root, const std::string& 
     const auto limit = read_number(dir + "/" + limit_file);
     // v1 writes "no limit" as a number near 2^63; no machine has 2^62 bytes.
     if (limit && *limit < (std::uint64_t(1) << 62)) {
-      const std::uint64_t used = read_number(dir + "/" + usage_file).value_or(0);
+      // What is in use, less the file cache the kernel would drop before it kills anything
+      // (memory.stat's inactive file pages, as `docker stats` counts it).
+      const std::uint64_t usage = read_number(dir + "/" + usage_file).value_or(0);
+      const std::uint64_t inactive = read_stat(dir + "/memory.stat", inactive_file).value_or(0);
+      const std::uint64_t used = usage - std::min(usage, inactive);
       const std::uint64_t left = used < *limit ? *limit - used : 0;
       if (!best || left < best->bytes)
         best = MemoryLimit{left, "the memory limit of this process's cgroup (" + dir + "/" + limit_file + ": " +
@@ -93,9 +113,10 @@ std::optional<MemoryLimit> tightest(const std::string& root, const std::string& 
 
 std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup) {
   if (auto path = cgroup_path(self_cgroup, true))
-    if (auto limit = tightest(cgroup_root, *path, "memory.max", "memory.current")) return limit;
+    if (auto limit = tightest(cgroup_root, *path, "memory.max", "memory.current", "inactive_file")) return limit;
   if (auto path = cgroup_path(self_cgroup, false))
-    return tightest(cgroup_root + "/memory", *path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+    return tightest(cgroup_root + "/memory", *path, "memory.limit_in_bytes", "memory.usage_in_bytes",
+                    "total_inactive_file");
   return std::nullopt;
 }
 

@@ -82,8 +82,9 @@ struct MemoryLimit {
   std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
 };
 // The limit of this process's cgroup (common/limits.cpp): read from `cgroup_root` (v2: memory.max
-// less memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes), in the
-// cgroup that `self_cgroup` names and each of its ancestors, the tightest; nothing where none is set.
+// less memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes; the use
+// less the inactive file cache of memory.stat), in the cgroup that `self_cgroup` names and each of
+// its ancestors, the tightest; nothing where none is set.
 std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
 // The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
 std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",

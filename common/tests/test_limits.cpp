@@ -65,6 +65,9 @@ TEST_CASE("cgroup v2: the limit is memory.max less memory.current, the tightest 
   s.write("cg/memory.max", "500000000\n");
   s.write("cg/memory.current", "100\n");
   CHECK(cgroup_memory_limit(s.root(), s.self("0::/cg/job/step\n"))->bytes == 499999900u);
+  // File cache the kernel can drop (memory.stat's inactive_file) is not counted as in use.
+  s.write("cg/memory.stat", "anon 100\ninactive_file 60\nactive_file 40\n");
+  CHECK(cgroup_memory_limit(s.root(), s.self("0::/cg/job/step\n"))->bytes == 499999960u);
   // Usage past the limit leaves nothing, never wraps around.
   s.write("cg/job/step/memory.max", "4096\n");
   s.write("cg/job/step/memory.current", "8192\n");
@@ -90,6 +93,8 @@ TEST_CASE("cgroup v1: memory.limit_in_bytes less memory.usage_in_bytes, in the m
   const auto limit = cgroup_memory_limit(s.root(), self);
   REQUIRE(limit);
   CHECK(limit->bytes == 1072693248u);
+  s.write("memory/slurm/job_7/memory.stat", "cache 1048576\ninactive_file 7\ntotal_inactive_file 524288\n");
+  CHECK(cgroup_memory_limit(s.root(), self)->bytes == 1072693248u + 524288u);
   CHECK(limit->what.find("memory.limit_in_bytes") != std::string::npos);
 }
 
