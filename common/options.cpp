@@ -358,8 +358,12 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   // After every check: `--list --n garbage` is as wrong as `--n garbage`, and `--list --input F`
   // as wrong as `--input F` where F cannot be read or taken.
   if (impl_->list && !options.input.empty()) {
+    // --rows R (03 to 05) takes R rows of up to max_n elements each, as the run's input does.
+    ChapterInfo limits = info;
+    if (options.rows > 1 && info.max_n <= std::numeric_limits<std::size_t>::max() / options.rows)
+      limits.max_n = info.max_n * options.rows;
     try {
-      load_chapter_input(info, options.input);
+      load_chapter_input(limits, options.input);
     } catch (const InputError& e) {
       std::cerr << info.name << ": error: " << e.what() << "\n";
       return int(kBadUsage);
