@@ -94,14 +94,16 @@ int main(int argc, char** argv) {
     // 4. Rounding: the same numbers, added in two orders, give two different floats.
     if constexpr (!std::is_integral_v<T>) {
       const long double tree_err = std::fabs(tree_result - ref.precise), seq_err = std::fabs(seq_result - ref.precise);
+      // Relative to sum|x|; an all-zero input has none, and no error either (0/0 printed "-nan").
+      auto relative = [&](long double err) { return static_cast<double>(ref.magnitude > 0 ? err / ref.magnitude : err); };
       auto& s = report.summary();
       s << std::setprecision(6) << "Rounding (" << type_name(data_type_of<T>())
         << " data, against the higher-precision reference " << static_cast<double>(ref.precise) << "):\n"
         << "  sequential  error " << static_cast<double>(seq_err) << "  (relative "
-        << static_cast<double>(seq_err / ref.magnitude)
+        << relative(seq_err)
         << "), bound gamma(n-1) sum|x| = " << static_cast<double>(seq_tol) << "\n"
         << "  tree        error " << static_cast<double>(tree_err) << "  (relative "
-        << static_cast<double>(tree_err / ref.magnitude)
+        << relative(tree_err)
         << "), bound gamma(ceil(log2 n)) sum|x| = " << static_cast<double>(tree_tol) << "\n"
         << "Floating-point addition rounds every result to the nearest representable value, so (a + b) + c and\n"
            "a + (b + c) can differ: it is not associative. The sequential loop adds each small element to an ever\n"

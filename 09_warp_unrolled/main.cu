@@ -41,10 +41,46 @@ std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
   return list;
 }
 
-// Everything after the input, for its element type T and the operator Op.
+// The reference of the random input of n elements (generate_input), made and reduced 2^24 elements
+// at a time and never held whole: without a GPU, that is all the analysis needs of the input. The
+// pieces' references are joined as chapter 10 joins its shards' (exact for integers, max and min).
 template <typename Op, typename T>
-int reduce(const std::vector<T>& data, const Options& options, Report& report) {
-  const std::size_t n = data.size(), bytes = n * sizeof(T);
+Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed) {
+  constexpr std::size_t kPiece = std::size_t(1) << 24;
+  std::vector<T> piece;
+  Reference<T> whole = reference_reduce<Op>(piece.data(), 0);
+  std::uint32_t wrapped_sum = 0;
+  std::int64_t wide_sum = 0;
+  for (std::size_t begin = 0; begin < n; begin += kPiece) {
+    piece.resize(std::min(kPiece, n - begin));
+    parallel_chunks(piece.size(), cpu_workers(piece.size()), [&](std::size_t b, std::size_t e, unsigned) {
+      for (std::size_t i = b; i < e; ++i) piece[i] = random_element<T>(seed, begin + i, Distribution::Default);
+    });
+    const Reference<T> part = reference_reduce<Op>(piece.data(), piece.size());
+    if constexpr (!std::is_same_v<Op, Sum>) {
+      whole.value = Op{}(whole.value, part.value), whole.precise = static_cast<long double>(whole.value);
+    } else if constexpr (std::is_integral_v<T>) {
+      wrapped_sum += static_cast<std::uint32_t>(part.value), wide_sum += static_cast<std::int64_t>(part.value);
+      whole.wrapped = whole.wrapped || part.wrapped;
+      whole.value = static_cast<T>(wrapped_sum), whole.precise = static_cast<long double>(whole.value);
+      whole.wrapped = whole.wrapped || wide_sum != static_cast<std::int64_t>(whole.value);
+    } else {
+      whole.precise += part.precise, whole.magnitude += part.magnitude, whole.error += part.error;
+      whole.value = static_cast<T>(whole.precise);
+    }
+  }
+  if constexpr (std::is_same_v<Op, Sum> && !std::is_integral_v<T>) {
+    whole.error += gamma_bound<long double>((n + kPiece - 1) / kPiece) * whole.magnitude;
+    detail::check_fits<T>("sum", whole.magnitude, "the sum of the elements' magnitudes");
+  }
+  return whole;
+}
+
+// Everything after the input, for its element type T and the operator Op. `data` holds the n
+// elements, or nothing where there is no GPU to reduce them (main).
+template <typename Op, typename T>
+int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Report& report) {
+  const std::size_t bytes = n * sizeof(T);
   const int block = options.block;
   // The kernels that run: the chosen ones that take Op (warp_volatile, warp_syncwarp and unrolled add only).
   const auto chosen = chosen_variants(kernels<Op, T>(), options.kernels);
@@ -56,7 +92,7 @@ int reduce(const std::vector<T>& data, const Options& options, Report& report) {
 
   // The reference. Each kernel adds floats in an order of its own, so each is checked against the
   // error bound of that order (its column `tolerance`); max and min are exact.
-  const Reference<T> ref = reference_reduce<Op>(data.data(), n);
+  const Reference<T> ref = data.size() == n ? reference_reduce<Op>(data.data(), n) : reference_in_pieces<Op, T>(n, options.seed);
   if (ref.exact)
     report.set_reference(ref, 0);
   else
@@ -263,6 +299,10 @@ int main(int argc, char** argv) {
       return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
              escaped(sizes_text) + "'";
     sizes = *parsed;
+    // One input of the largest size (below): it must fit in memory, as --n's must.
+    if (auto why = memory_refusal(sizes.back(), options.type == DataType::Double ? 8 : 4,
+                                  std::to_string(sizes.back()) + " " + type_name(options.type) + " elements"))
+      return "--sizes " + std::to_string(sizes.back()) + " is too large: " + *why;
     // --sizes compares these two, unless --kernel names others.
     if (options.kernels == default_variant_names(info)) options.kernels = {"fastest", "cub"};
     for (const auto& v : info.variants)  // run_sizes times the chapter's registry, ch09::variants
@@ -272,6 +312,26 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
   if (!sizes.empty()) options.n = sizes.back();  // one input of the largest size; smaller sizes reduce a prefix
+  // Without a GPU, the random input is not made (1 GiB by default, 4 GiB for --sizes standard): the
+  // analysis needs only its reference, made a piece at a time, and --sizes not even that. A file
+  // is still read and checked below, so that its errors are the same on every machine.
+  if (options.input.empty() && !probe_gpu().usable)
+    return run_guarded(info.name, [&] {
+      return dispatch_type(options.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        Report report(info, options);
+        report.set_input(data_type_of<T>(), options.n, "random, seed " + std::to_string(options.seed));
+        const std::vector<T> none;
+        const int status = !sizes.empty() ? ch09::run_sizes(none, options, report, sizes, ops)
+                                          : dispatch_op(ops.front(), [&](auto op) {
+                                              using Op = decltype(op);
+                                              if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);
+                                              else return reduce<Op>(none, options.n, options, report);
+                                            });
+        if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+        return status;
+      });
+    });
 
   // The input (--n random elements of --type, or --input FILE), then the rest for its type and operator.
   return run_guarded(info.name, [&] {
@@ -283,7 +343,7 @@ int main(int argc, char** argv) {
                                         : dispatch_op(ops.front(), [&](auto op) {
                                             using Op = decltype(op);
                                             if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered
-                                            else return reduce<Op>(data, options, report);
+                                            else return reduce<Op>(data, data.size(), options, report);
                                           });
       // Said after the report, so never beside the one line of a bad input.
       if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";

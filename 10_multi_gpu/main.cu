@@ -148,32 +148,49 @@ SumRun sum_over_gpus(const Gpus<T>& gpus, const Reference<T>& ref, long double t
   return run;
 }
 
+// The reference of random_part(seed, part), made and reduced 2^24 elements at a time.
+template <typename T>
+Reference<T> reference_in_pieces(std::uint64_t seed, Shard part) {
+  constexpr std::size_t kPiece = std::size_t(1) << 24;
+  std::vector<Reference<T>> pieces;
+  for (std::size_t b = 0; b < part.count || pieces.empty(); b += kPiece) {
+    const std::vector<T> piece = random_part<T>(seed, {part.begin + b, std::min(kPiece, part.count - b)});
+    pieces.push_back(reference_sum(piece.data(), piece.size()));
+  }
+  return combine_references(pieces);
+}
+
 template <typename T>
 int run(const ChapterInfo& info, const Options& options, const Settings& settings, const Processes& processes,
         const std::vector<T>* file, const std::string& source) {
   const std::size_t n = file ? file->size() : options.n;
   Report report(info, options);
   report.set_input(data_type_of<T>(), n, source);
-  // Input: this process's part of the array (one process: all of it; under mpirun: its GPU's shard).
-  const Shard part = shard_of(n, processes.size(), processes.rank());
-  const std::vector<T> made = file ? std::vector<T>() : random_part<T>(options.seed, part);
-  const T* data = file ? file->data() + part.begin : made.data();
-  // The reference: each process's part on the CPU, the parts combined (the same tree one level up).
-  // A float sum that cannot fit its type is refused here (status 2), on any machine.
-  const Reference<T> ref = combine_references(gather_items(processes, std::vector{reference_sum(data, part.count)}));
-  if (ref.exact)
-    report.set_reference(ref, 0);  // the float bound needs the GPUs: below
-  else
-    report.set_reference(json_value(ref.value), "higher-precision CPU sum");
-
   // The GPUs: G is --gpus, every visible GPU, or under mpirun the number of processes. The analysis
   // needs only G; a machine that cannot run G GPUs stops after it, with status 77.
   const GpuStatus gpu = probe_gpu();
   int visible = 0;
   if (gpu.usable) CUDA_CHECK(cudaGetDeviceCount(&visible));
   const int G = Processes::with_mpi() ? processes.size() : settings.gpus_asked ? settings.gpus_asked : visible;
-  analyze<T>(report, n, G, processes);
   const std::string problem = gpu_problem(processes, G, visible, gpu.reason);
+
+  // Input: this process's part of the array (one process: all of it; under mpirun: its GPU's shard).
+  // Without the GPUs to run on, random input is made a piece at a time for the reference and never
+  // held whole (1 GiB by default): the analysis needs no more. A file is read and checked anyway.
+  const Shard part = shard_of(n, processes.size(), processes.rank());
+  const bool hold = file || problem.empty();
+  const std::vector<T> made = file || !hold ? std::vector<T>() : random_part<T>(options.seed, part);
+  const T* data = file ? file->data() + part.begin : made.data();
+  // The reference: each process's part on the CPU, the parts combined (the same tree one level up).
+  // A float sum that cannot fit its type is refused here (status 2), on any machine.
+  const Reference<T> ref = combine_references(gather_items(
+      processes, std::vector{hold ? reference_sum(data, part.count) : reference_in_pieces<T>(options.seed, part)}));
+  if (ref.exact)
+    report.set_reference(ref, 0);  // the float bound needs the GPUs: below
+  else
+    report.set_reference(json_value(ref.value), "higher-precision CPU sum");
+
+  analyze<T>(report, n, G, processes);
   if (!problem.empty()) return processes.rank() == 0 ? report.finish_without_gpu(problem) : int(kNoGpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // said once the options, the input and the GPUs are known to be good
   if (processes.rank() == 0) std::cerr << info.name << ": the NCCL combine in multi_gpu.cuh is not implemented yet\n";

@@ -41,11 +41,20 @@ endfunction()
 # reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU] LABELS ...):
 # runs `program` with `args` ("|"-separated) and checks its exit status and output
 # (cmake/ExpectExit.cmake).
+# FSIZE <bytes>: under `prlimit --fsize`, with stdout and stderr files (skipped where prlimit is missing).
 function(reduction_add_program_test name program args expect)
-  cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "" "LABELS" ${ARGN})
+  cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "FSIZE" "LABELS" ${ARGN})
+  set(fsize "")
+  if(X_FSIZE)
+    find_program(REDUCTION_PRLIMIT prlimit)
+    if(NOT REDUCTION_PRLIMIT)
+      return()
+    endif()
+    set(fsize -DFSIZE=${X_FSIZE} -DPRLIMIT=${REDUCTION_PRLIMIT} -DNAME=${name})
+  endif()
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
-            -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU}
+            -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU} ${fsize}
             -P ${_reduction_cmake_dir}/ExpectExit.cmake)
   set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
 endfunction()
@@ -129,6 +138,19 @@ function(add_reduction_chapter)
     list(GET parts 1 case_args)
     reduction_add_program_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
   endforeach()
+  # Output past a file-size limit (prlimit --fsize, ulimit -f) cannot be written: status 5 and one
+  # line, as for a broken pipe, where SIGXFSZ killed every program with status 153 and no word; a
+  # bad option's message to a size-limited stderr is still status 2.
+  # --list answers only a command line that would run: an --input it cannot read is status 2 (03, 06
+  # and 10 exited 0); in 01 and 02, which have no --list, the option is the bad usage.
+  reduction_add_program_test(${chapter}.usage.list_unusable_input ${chapter} "--list|--input|/nonexistent/x.npy" 2
+                             ONE_LINE_ERROR LABELS "${label};cpu")
+  reduction_add_program_test(${chapter}.file_size_limit ${chapter} "${smoke}|--json" 5 ONE_LINE_ERROR FSIZE 100
+                             LABELS "${label};cpu")
+  reduction_add_program_test(${chapter}.file_size_limit_help ${chapter} "--help" 5 ONE_LINE_ERROR FSIZE 100
+                             LABELS "${label};cpu")
+  reduction_add_program_test(${chapter}.file_size_limit_usage ${chapter} "--n|not_a_number" 2 FSIZE 10
+                             LABELS "${label};cpu")
   if(ARG_SANITIZE)
     set(runs "")
     foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"

@@ -4,13 +4,28 @@
 #   JSON            stdout must be exactly one JSON object (exit 77 reports a skip instead)
 #   HIDE_GPU        run with CUDA_VISIBLE_DEVICES empty: the program must behave as on a machine
 #                   without a GPU, and print something (its analysis) on stdout
+#   FSIZE, PRLIMIT  run under `prlimit --fsize=FSIZE`, stdout and stderr each a file: a write past
+#                   the limit fails (SIGXFSZ ignored), where SIGXFSZ killed the program (153)
+#   NAME            the test's name, for its files
 string(REPLACE "|" ";" args "${ARGS}")
 set(env)
 if(HIDE_GPU)
   set(env CUDA_VISIBLE_DEVICES=)
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${PROGRAM} ${args}
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(FSIZE)
+  # Under a file-size limit (prlimit --fsize, ulimit -f), stdout and stderr files of their own.
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/fsize_${NAME})
+  file(REMOVE_RECURSE ${dir})
+  file(MAKE_DIRECTORY ${dir})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${PRLIMIT} --fsize=${FSIZE} ${PROGRAM} ${args}
+    RESULT_VARIABLE rc OUTPUT_FILE ${dir}/out.txt ERROR_FILE ${dir}/err.txt)
+  file(READ ${dir}/out.txt out)
+  file(READ ${dir}/err.txt err)
+  file(REMOVE_RECURSE ${dir})
+else()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${PROGRAM} ${args}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 message("exit status ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
 
 if(JSON AND rc EQUAL 77)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -318,6 +319,10 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
                std::to_string(available));
   }
   if (n > max_elements) throw too_many(file, std::to_string(n) + " elements", max_elements);
+  // Past the memory this process may have (the machine's, or its cgroup's: common/limits.cpp) the
+  // OOM killer ends it without a word; refused here instead, naming the limit.
+  if (auto why = memory_refusal(n, item, file.name() + ": its " + std::to_string(n) + " elements"))
+    throw InputError(*why);
 
   if (code == "i4") return read_elements<std::int32_t>(file, data_start, static_cast<std::size_t>(n));
   if (code == "f4") return read_elements<float>(file, data_start, static_cast<std::size_t>(n));
@@ -367,9 +372,18 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
   std::string token;
   std::uint64_t token_start = 0;
 
+  // The memory this process may have, as for a .npy file; the values take 4 or 8 bytes each.
+  const std::optional<MemoryLimit> memory = memory_limit();
+  auto check_memory = [&](std::size_t count) {
+    const std::uint64_t element = all_int ? 4 : 8;
+    if (memory && count > memory->bytes / element)
+      throw InputError(file.name() + ": its first " + std::to_string(count) + " numbers take " +
+                       std::to_string(count * element) + " bytes, and " + memory->what);
+  };
   auto add = [&] {
     const std::size_t count = all_int ? ints.size() : doubles.size();
     if (count == max_elements) throw too_many(file, "more than " + std::to_string(max_elements) + " numbers", max_elements);
+    check_memory(count + 1);
     auto where = [&] { return file.name() + ": the number at byte " + std::to_string(token_start) + " ('" + escaped(token) + "')"; };
     bool integer = false;
     if (!is_number(token, integer)) throw InputError(where() + " is not a decimal number");
@@ -383,6 +397,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
     }
     if (all_int) {  // the first value that is not a 32-bit integer: the file is read as double
       all_int = false;
+      check_memory(ints.size() + 1);
       doubles.assign(ints.begin(), ints.end());
       std::vector<std::int32_t>().swap(ints);
     }
@@ -394,9 +409,12 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
 
   // On the heap: 64 KiB on the stack is a crash under a small stack limit (ulimit -s 64).
   std::vector<char> buffer(std::size_t(1) << 16);
+  // Read to the size the file had when it was opened: a file that grows while it is read (a log
+  // still written to) was read until its writer stopped, 20 s and 2 GB for an 18 MB file.
   std::uint64_t offset = 0;
   for (;;) {
-    const std::size_t got = file.read_at(offset, buffer.data(), buffer.size());
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), file.size() - offset));
+    const std::size_t got = want == 0 ? 0 : file.read_at(offset, buffer.data(), want);
     for (std::size_t i = 0; i < got; ++i) {
       const char c = buffer[i];
       if (is_space(c)) {
@@ -412,7 +430,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
                          std::to_string(kLongestNumber) + " characters");
       token += c;
     }
-    if (got < buffer.size()) break;
+    if (got < want || offset + got == file.size()) break;
     offset += got;
   }
   if (!token.empty()) add();
@@ -429,19 +447,6 @@ HostData load_input(const std::string& path, std::size_t max_elements) {
   const bool npy_magic = file.read_at(0, magic, sizeof magic) == sizeof magic && std::memcmp(magic, "\x93NUMPY", 6) == 0;
   if (npy_name || npy_magic) return read_npy(file, max_elements);
   return read_text(file, max_elements);
-}
-
-HostData load_chapter_input(const ChapterInfo& info, const Options& options) {
-  HostData data = load_input(options.input, info.max_n);
-  const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
-  const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
-  if (n < info.min_n || n > info.max_n)
-    throw InputError(escaped(options.input, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
-                     (unbounded ? "at least " : "") + std::to_string(info.min_n) +
-                     (unbounded ? "" : " to " + std::to_string(info.max_n)) +
-                     (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
-                                     : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
-  return data;
 }
 
 }  // namespace reduction

@@ -61,6 +61,9 @@ void ready_standard_streams() {
   if (ready) return;
   ready = true;
   std::signal(SIGPIPE, SIG_IGN);
+  // Past a file-size limit (ulimit -f, prlimit --fsize) a write raised SIGXFSZ, which ended the
+  // program with status 153 and no word: ignored, the write fails (EFBIG) as to a broken pipe.
+  std::signal(SIGXFSZ, SIG_IGN);
   for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     const int held = ::open("/dev/null", O_WRONLY);  // the lowest free number: fd itself, unless 0 is free too
@@ -84,6 +87,19 @@ bool output_written(const std::string& program) {
                                             : "a write to stdout failed";
   std::cerr << program << ": error: the output could not be written (" << why << ")\n";
   return false;
+}
+
+HostData load_chapter_input(const ChapterInfo& info, const std::string& path) {
+  HostData data = load_input(path, info.max_n);
+  const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
+  const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
+  if (n < info.min_n || n > info.max_n)
+    throw InputError(escaped(path, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
+                     (unbounded ? "at least " : "") + std::to_string(info.min_n) +
+                     (unbounded ? "" : " to " + std::to_string(info.max_n)) +
+                     (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
+                                     : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
+  return data;
 }
 
 std::vector<std::string> variant_names(const ChapterInfo& info) {
@@ -243,6 +259,10 @@ void CommandLine::add_option(const std::string& name, std::string& value, const 
   auto* opt = impl_->app.add_option(name, value, help)->capture_default_str();
   if (!choices.empty()) opt->check(CLI::IsMember(choices));
 }
+bool CommandLine::given(const std::string& name) const {
+  const CLI::Option* option = impl_->app.get_option_no_throw(name);
+  return option != nullptr && option->count() > 0;
+}
 void CommandLine::add_check(std::function<std::optional<std::string>()> check) {
   impl_->checks.push_back(std::move(check));
 }
@@ -265,6 +285,10 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     // CLI11 says "not expected: 64 --block"; a student needs to hear which option this chapter lacks.
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
+      if (arg == "--") {  // what follows is an argument, not an option; no program takes one
+        if (i + 1 < argc) return fail("unexpected argument '" + escaped(argv[i + 1], 100) + "' after --");
+        break;
+      }
       if (arg.size() < 2 || arg[0] != '-' || (arg[1] != '-' && std::isdigit(static_cast<unsigned char>(arg[1]))))
         continue;
       const std::string name = arg.substr(0, arg.find('='));
@@ -323,19 +347,28 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   // Last, so that a chapter's own limit (one block: 2048 elements) is the reason given where it
   // applies. The generated input alone takes n elements of host memory; a size the machine cannot
   // hold is refused here, before anything is allocated.
-  if (options.input.empty()) {
-    const std::uint64_t element = options.type == DataType::Double ? 8 : 4;
-    const auto memory = host_memory_bytes();
-    if (memory && options.n > *memory / element) {
-      const std::string needed = options.n > std::numeric_limits<std::uint64_t>::max() / element
-                                     ? "more than " + std::to_string(std::numeric_limits<std::uint64_t>::max())
-                                     : std::to_string(options.n * element);
-      return fail("--n " + std::to_string(options.n) + " is too large: " + std::to_string(options.n) + " " +
-                  type_name(options.type) + " elements take " + needed + " bytes, and this machine has " +
-                  std::to_string(*memory) + " bytes of memory");
+  // The limit is the machine's or, where it is tighter, its cgroup's (common/limits.cpp).
+  if (options.input.empty())
+    if (auto why = memory_refusal(options.n, options.type == DataType::Double ? 8 : 4,
+                                  std::to_string(options.n) + " " + type_name(options.type) + " elements"))
+      return fail("--n " + std::to_string(options.n) + " is too large: " + *why);
+  // After every check: `--list --n garbage` is as wrong as `--n garbage`, and `--list --input F`
+  // as wrong as `--input F` where F cannot be read or taken.
+  if (impl_->list && !options.input.empty()) {
+    // --rows R (03 to 05) takes R rows of up to max_n elements each, as the run's input does.
+    ChapterInfo limits = info;
+    if (options.rows > 1 && info.max_n <= std::numeric_limits<std::size_t>::max() / options.rows)
+      limits.max_n = info.max_n * options.rows;
+    try {
+      load_chapter_input(limits, options.input);
+    } catch (const InputError& e) {
+      std::cerr << info.name << ": error: " << e.what() << "\n";
+      return int(kBadUsage);
+    } catch (const std::bad_alloc&) {
+      std::cerr << info.name << ": error: not enough host memory for this input\n";
+      return int(kBadUsage);
     }
   }
-  // After every check: `--list --n garbage` is as wrong as `--n garbage`.
   if (impl_->list) {
     print_variants(info, options.json);
     return output_written(info.name) ? 0 : int(kOutputFailed);

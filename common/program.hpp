@@ -36,6 +36,7 @@ enum ExitStatus : int {
   kCudaFailed = 3,   // a CUDA call failed (call, file and line on stderr)
   kInternal = 4,     // a bug in the program itself (message on stderr)
   kOutputFailed = 5, // stdout could not be written: closed, full, or a pipe nobody reads (one line on stderr)
+  kNotVerified = 6,  // it ran, but no result could be checked: every one is unchecked (its error bound says nothing)
   kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
 };
 
@@ -103,6 +104,23 @@ struct Options {
 // Physical memory of this machine in bytes, or nothing where the system does not say.
 std::optional<std::uint64_t> host_memory_bytes();
 
+// How much memory this process may take, and where that number comes from, in words.
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
+};
+// The limit of this process's cgroup (limits.cpp): read from `cgroup_root` (v2: memory.max less
+// memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes; the use less
+// the inactive file cache of memory.stat), in the cgroup that `self_cgroup` names and each of its
+// ancestors, the tightest; nothing where none is set.
+std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
+// The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
+std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",
+                                        const std::string& self_cgroup = "/proc/self/cgroup");
+// Why `count` elements of `element_bytes` cannot be held in memory_limit(), in words that start with
+// `what` ("--n 5 int elements"), or nothing if they can.
+std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what);
+
 // The names of the chapter's variants, in its order: what --kernel takes.
 std::vector<std::string> variant_names(const ChapterInfo& info);
 
@@ -138,6 +156,8 @@ class CommandLine {
                   const std::vector<std::string>& choices = {});
   // Runs after parsing; returns an error message for a bad combination of options.
   void add_check(std::function<std::optional<std::string>()> check);
+  // Whether the command line gave option `name` (for a check: an alias and what it stands for).
+  bool given(const std::string& name) const;
 
   // Parses and validates. Returns the status to exit with right away (0 after --help or --list,
   // 2 with a one-line message on stderr for a bad option, 5 where --help or --list could not be
@@ -300,7 +320,8 @@ class Report {
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 
-  // Prints the report: 0 if every checked run is correct, else 1; 5 where it could not be written.
+  // Prints the report: 0 if every checked run is correct and one was checked, 6 (kNotVerified)
+  // where none could be, 1 if a checked run is wrong; 5 where it could not be written.
   int finish();
   // Prints what can be shown without a GPU, and the reason on stderr: 77, or 5 (not written).
   int finish_without_gpu(const std::string& reason);
@@ -325,7 +346,7 @@ class Report {
 // ---- The frame of a program ----
 
 // The data of --input, its size checked against the chapter's limits like --n's (input.cpp).
-HostData load_chapter_input(const ChapterInfo& info, const Options& options);
+HostData load_chapter_input(const ChapterInfo& info, const std::string& path);
 
 // Calls body(data, description) with the data of --input, or with generated data of --n
 // elements of --type.
@@ -334,7 +355,7 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   HostData data;
   std::string source;
   if (!options.input.empty()) {
-    data = load_chapter_input(info, options);
+    data = load_chapter_input(info, options.input);
     source = "file " + escaped(options.input, 200);
   } else {
     source = "random, seed " + std::to_string(options.seed);

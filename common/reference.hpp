@@ -48,17 +48,23 @@ inline unsigned cpu_workers(std::size_t n) {
 // Calls fn(begin, end, worker) for `workers` contiguous chunks covering [0, n), each with its own
 // worker index, so that fn may keep per-worker results. Where a thread cannot be started, its chunk
 // and the rest run on the calling thread, with the same chunks and indices: only the time changes.
-// Every thread started is joined before anything leaves, an exception from fn on the calling
-// thread included (fn must not throw on the other threads).
+// Every thread started is joined before anything leaves. An exception from fn, on any thread, is
+// carried back and rethrown here after the joins (that of the lowest chunk where several throw,
+// the one a run on one thread would have met first): it reaches the caller, never std::terminate.
 template <typename Fn> void parallel_chunks(std::size_t n, unsigned workers, Fn fn) {
   if (workers <= 1) {
     fn(std::size_t(0), n, 0u);
     return;
   }
   const std::size_t per = (n + workers - 1) / workers;
+  std::vector<std::exception_ptr> failures(workers);
   auto chunk = [&](unsigned w) {
-    const std::size_t begin = std::min(n, w * per), end = std::min(n, begin + per);
-    fn(begin, end, w);
+    try {
+      const std::size_t begin = std::min(n, w * per), end = std::min(n, begin + per);
+      fn(begin, end, w);
+    } catch (...) {
+      failures[w] = std::current_exception();
+    }
   };
   std::vector<std::thread> threads;
   unsigned started = 0;  // chunks 0 .. started - 1 run on threads
@@ -67,14 +73,10 @@ template <typename Fn> void parallel_chunks(std::size_t n, unsigned workers, Fn 
     for (; started < workers; ++started) threads.emplace_back(chunk, started);
   } catch (const std::exception&) {  // std::system_error (EAGAIN), or std::bad_alloc for its state
   }
-  std::exception_ptr failure;
-  try {
-    for (unsigned w = started; w < workers; ++w) chunk(w);
-  } catch (...) {
-    failure = std::current_exception();
-  }
+  for (unsigned w = started; w < workers; ++w) chunk(w);
   for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  for (const auto& failure : failures)
+    if (failure) std::rethrow_exception(failure);
 }
 
 template <typename T> struct Reference {

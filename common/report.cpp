@@ -199,7 +199,8 @@ bool Report::all_checked_correct() const {
 }
 
 // A wrong result stays 1 even where the report could not be written (stderr says both): it is the
-// graver news. Otherwise output that never arrived is 5, not a success, and not "no GPU".
+// graver news. Otherwise output that never arrived is 5, not a success, and not "no GPU"; a report
+// whose every result is unchecked is 6, "not verified", never 0.
 int Report::finish() {
   print(true);
   const bool written = output_written(info_.name);
@@ -207,7 +208,12 @@ int Report::finish() {
     if (!written) std::cerr << info_.name << ": FAILED: a result differs from the CPU reference\n";
     return kWrongResult;
   }
-  return written ? kVerified : kOutputFailed;
+  if (!written) return kOutputFailed;
+  // "not verified" is not a success: 0 says that a result was checked, and matched.
+  const bool none_checked = !runs_.empty() && std::all_of(runs_.begin(), runs_.end(), [](const RunResult& r) {
+    return !r.unchecked.empty();
+  });
+  return none_checked ? kNotVerified : kVerified;
 }
 
 int Report::finish_without_gpu(const std::string& reason) {

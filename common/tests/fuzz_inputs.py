@@ -7,7 +7,7 @@ FIFO, /dev/zero), and passes bad option values; runs each program on each case w
 hidden, and checks that:
   - no program dies of a signal, and none runs past its time limit;
   - the exit status is one the case allows: 2 for input that is bad for every program, otherwise
-    0, 2 or 77 (1 means a wrong result, and nothing here is a kernel's fault);
+    0, 2, 6 or 77 (1 means a wrong result, and nothing here is a kernel's fault);
   - status 2 (and 5, output that could not be written) comes with exactly one line on stderr, in
     printable ASCII;
   - no sanitizer reports anything;
@@ -36,8 +36,8 @@ import tempfile
 import time
 
 BAD = {2}  # bad for every program, whatever its limits
-ANY = {0, 2, 77}  # depends on the program (its limits, whether it needs the GPU)
-RUNS = {0, 77}  # good input: verified, or no GPU to run it on
+ANY = {0, 2, 6, 77}  # depends on the program (its limits, whether it needs the GPU)
+RUNS = {0, 6, 77}  # good input: verified, not verified (every result unchecked), or no GPU to run it on
 LOST = {5}  # the output could not be written
 ONE_LINE = {2, 5}  # statuses that come with exactly one line on stderr
 NOBODY = 65534  # the user the process-limit cases run as when the test runs as root
@@ -239,6 +239,30 @@ def output_cases():
     return cases
 
 
+def worker_cases(work):
+    """(name, argument list, allowed statuses, how): bad input met on a worker thread. 2^21 elements
+    in 1024 rows, row 700 summing past the largest float (or double): the rows' overflow check
+    threw on a worker thread of parallel_chunks, and 03 to 05 died of std::terminate (SIGABRT, 134,
+    two lines); below 2^21 elements, on the calling thread, 2 and one line. The programs without
+    --rows refuse it: 2 and one line too."""
+    n, rows = 1 << 21, 1024
+    per_row = n // rows
+    floats = [0.0] * n
+    floats[700 * per_row:700 * per_row + 4] = [3e38] * 4
+    doubles_text = ["0"] * n
+    doubles_text[700 * 2:700 * 2 + 2] = ["1.7e308", "1.7e308"]  # --rows 2^20: rows of two
+    files = [("rows_overflow_float.npy", npy(dictionary("'<f4'", "(%d,)" % n), struct.pack("<%df" % n, *floats)),
+              ["--rows", str(rows)]),
+             ("rows_overflow_double.txt", ("\n".join(doubles_text) + "\n").encode(), ["--rows", "2^20"])]
+    cases = []
+    for name, data, args in files:
+        path = os.path.join(work, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        cases.append((name, ["--input", path] + args + ["--json", "--reps", "1", "--warmup", "0"], BAD, None))
+    return cases
+
+
 def limit_cases(work, programs):
     """(name, argument list, allowed statuses, how): runs under resource limits, set by prlimit."""
     prlimit = shutil.which("prlimit")
@@ -403,6 +427,7 @@ def main():
         print("note: this file system makes no sparse files: the 4 GiB header case is left out")
 
     cases = [(name, ["--input", path, "--reps", "1", "--warmup", "0"], allowed, None) for name, path, allowed in inputs]
+    cases += worker_cases(options.work_dir)
     cases += [(name, args, allowed, None) for name, args, allowed in option_cases(rng)]
     cases += output_cases() + limit_cases(options.work_dir, options.programs)
     # Which programs have --list (a chapter with variants): it exits 0 there, 2 elsewhere.
