@@ -1,5 +1,5 @@
 # ctest helper for a chapter program built with the bug zoo's kernels (REDUCTION_ZOO_KERNELS,
-# cmake/Zoo.cmake).
+# instructor/zoo/Zoo.cmake).
 #   MODE=list         PROGRAM --list --json must exit 0 (a zoo kernel whose solution is none of the
 #                     chapter's kernels stops the program before that) and list the chapter's own
 #                     kernels, then zoo.<bug> for each of BUGS ("|"-separated), in that order, each
