@@ -76,13 +76,12 @@ function(reduction_add_zoo header)
 
   if(delayed)
     set(target ${chapter}_zoo_tests)
-    add_executable(${target} ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
+    reduction_add_gpu_executable(${target} ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
     target_link_libraries(${target} PRIVATE reduction_test_gpu)
     # The solution, also in exercise mode: the zoo tests the detectors against the right kernel.
     target_include_directories(${target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     add_dependencies(${target} ${chapter}_zoo)
-    add_test(NAME ${chapter}.zoo_delayed_warps COMMAND ${target})
-    set_tests_properties(${chapter}.zoo_delayed_warps PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77)
+    reduction_add_gpu_test(${chapter}.zoo_delayed_warps LABELS ${label} gpu zoo COMMAND ${target})
   endif()
 
   if(emulator)
@@ -108,7 +107,7 @@ function(reduction_add_zoo header)
 
   if(gpu_tests)
     set(gpu_target ${chapter}_zoo_gpu)
-    add_executable(${gpu_target} ${_reduction_zoo_dir}/zoo_gpu.cu)
+    reduction_add_gpu_executable(${gpu_target} ${_reduction_zoo_dir}/zoo_gpu.cu)
     target_link_libraries(${gpu_target} PRIVATE reduction_gpu)
     target_include_directories(${gpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     add_dependencies(${gpu_target} ${chapter}_zoo)
@@ -119,18 +118,16 @@ function(reduction_add_zoo header)
       list(GET entry 1 detector)
       set(name ${chapter}.zoo.${bug}.${detector})
       if(detector MATCHES "^(value|nondeterministic)$")
-        add_test(NAME ${name} COMMAND ${gpu_target} --bug ${bug} --detector ${detector})
         # One at a time: the 32-bit-index bugs take 8 and 16 GiB of device memory each. A
         # timeout, for a bug that would loop forever (none here should).
-        set_tests_properties(${name} PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77
-                             RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
+        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo COMMAND ${gpu_target} --bug ${bug} --detector ${detector}
+                               PROPERTIES RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
       else()
-        add_test(NAME ${name}
+        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo sanitize
           COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${gpu_target}> -DBUG=${bug} -DTOOL=${detector}
                   "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}" "-DHINT=${CUDAToolkit_BIN_DIR}"
-                  -P ${_reduction_zoo_dir}/ZooSanitize.cmake)
-        set_tests_properties(${name} PROPERTIES LABELS "${label};gpu;zoo;sanitize" SKIP_REGULAR_EXPRESSION "SKIPPED:"
-                             TIMEOUT 300)
+                  -P ${_reduction_zoo_dir}/ZooSanitize.cmake
+          PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 300)
       endif()
     endforeach()
   endif()
@@ -168,16 +165,15 @@ function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
   string(REPLACE ";" "|" bugs "${bugs}")
   set(script ${_reduction_zoo_dir}/ExpectZooKernels.cmake)
   add_test(NAME ${chapter}.zoo_kernels.list
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -DMODE=list -P ${script})
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -P ${script})
   set_tests_properties(${chapter}.zoo_kernels.list PROPERTIES LABELS "${label};cpu;zoo")
   if(wrong_run STREQUAL "")
     return()
   endif()
-  add_test(NAME ${chapter}.zoo_kernels.default_run
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> -DMODE=default_run
-            "-DARGS=--n|100003|--reps|3|--warmup|1|--json" -P ${script})
-  set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo"
-                       SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
+  # Without --kernel the program runs at least one kernel, and none of the zoo's.
+  add_test(NAME ${chapter}.zoo_kernels.default_run COMMAND ${program} --n 100003 --reps 3 --warmup 1 --json)
+  set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77
+                       FAIL_REGULAR_EXPRESSION "\"kernel\": *\"zoo[.];\"runs\": *\\[ *\\]")
   foreach(run wrong right)
     if(run STREQUAL "wrong")
       set(status 1)  # kWrongResult (common/program.hpp): the program's own check failed
