@@ -5,19 +5,20 @@
 #     PROGRAM main.cu              # the chapter's program, named after its folder
 #     [GPU]                        # the program runs kernels (links the GPU harness)
 #     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
-#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu)
+#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu), and
+#                                  # built with `all` only where a GPU was visible (REDUCTION_GPU_TESTS)
 #     [SMOKE_ARGS --n 1000]        # arguments of the program's own run under ctest
 #     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: each must exit 2
 #                                     # with one line on stderr
-#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), label
-#                                     # sanitize; "racy: args" for a run racecheck must catch
+#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test
+#                                     # each, label sanitize; "racy: args" for one racecheck must catch
 #
 # A GPU chapter keeps its kernel header in solution/, and sources include it by name
 # ("simple_kernel.cuh"). Markers in that header say what a student writes; with
 # REDUCTION_EXERCISES=ON the build generates the exercise version of every solution/ file (the
 # marked code left as a TODO with its hints) into build/exercises/<chapter>/ and puts that folder
 # on the include path instead, and everything else (program, tests, tour) stays the same.
-# cmake/Exercises.cmake does this, and makes the `handout` target: the repository for students,
+# instructor/Exercises.cmake does this, and makes the `handout` target: the repository for students,
 # every solution/ header replaced by its exercise version.
 #
 # Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
@@ -26,6 +27,8 @@
 # Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
 # label for GPU chapters), runs with bad values of its own options that must exit 2 with one line
 # on stderr, and for GPU chapters a run with the GPU hidden that must print the analysis and exit 77.
+# Also here, for chapters with tests of their own: reduction_add_program_test, reduction_add_list_test,
+# reduction_add_gpu_executable and reduction_add_gpu_test.
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 set_property(GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS "")
@@ -40,7 +43,8 @@ endfunction()
 
 # No stale verdicts: a test must not run the program an earlier build left behind when the last
 # build failed. The tests build.cpu and build.gpu build what the CPU tests and the GPU tests run
-# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake; nothing to do after a good build), and every
+# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake; nothing to do after a good build; build.gpu
+# only where the GPU test programs are built), and every
 # test of a directory that uses this file requires one of them (a CTest fixture): when the build
 # fails, ctest shows its errors and runs none of the tests that need it.
 function(_reduction_require_build)
@@ -49,7 +53,7 @@ function(_reduction_require_build)
     if(NOT test MATCHES "^(build|exercises|summary|zoo[.]generator)[.]")
       get_test_property(${test} LABELS labels)
       set(kind cpu)
-      if("gpu" IN_LIST labels)
+      if("gpu" IN_LIST labels AND REDUCTION_BUILD_GPU_TESTS)
         set(kind gpu)
       endif()
       set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED reduction_built_${kind})
@@ -64,7 +68,11 @@ function(_reduction_guard)
   endif()
 endfunction()
 function(reduction_add_build_tests)
-  foreach(kind cpu gpu)
+  set(kinds cpu)
+  if(REDUCTION_BUILD_GPU_TESTS)
+    list(APPEND kinds gpu)
+  endif()
+  foreach(kind IN LISTS kinds)
     add_test(NAME build.${kind} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${kind}_tests)
     set_tests_properties(build.${kind} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${kind}
                          RESOURCE_LOCK reduction_build TIMEOUT 3600)
@@ -176,7 +184,7 @@ function(add_reduction_chapter)
   _reduction_label(${chapter} label)
 
   add_executable(${chapter} ${ARG_PROGRAM})
-  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (cmake/Exercises.cmake)
+  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (instructor/Exercises.cmake)
   if(ARG_GPU)
     target_link_libraries(${chapter} PRIVATE reduction_gpu)
     set(kind gpu)
@@ -213,21 +221,20 @@ function(add_reduction_chapter)
     list(GET parts 1 case_args)
     reduction_add_program_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
   endforeach()
-  if(ARG_SANITIZE)
-    set(runs "")
-    foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
-      string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
-      string(REPLACE " " "|" run "${run}")
-      list(APPEND runs "${run}")
-    endforeach()
-    string(REPLACE ";" "@" runs "${runs}")
-    find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
-    add_test(NAME ${chapter}.sanitize
+  # Each run under compute-sanitizer is a test of its own (<chapter>.sanitize.<kind>_<n>), so that
+  # the slow tools run side by side.
+  find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+  set(n 0)
+  foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
+    math(EXPR n "${n} + 1")
+    string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
+    string(REGEX REPLACE ":.*" "" kind_ "${run}")
+    string(REPLACE " " "|" run "${run}")
+    reduction_add_gpu_test(${chapter}.sanitize.${kind_}_${n} LABELS ${label} gpu sanitize
       COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
-              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${runs}" -P ${_reduction_cmake_dir}/Sanitize.cmake)
-    set_tests_properties(${chapter}.sanitize PROPERTIES LABELS "${label};gpu;sanitize"
-      SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900)
-  endif()
+              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${run}" -P ${_reduction_cmake_dir}/Sanitize.cmake
+      PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 600)
+  endforeach()
   if(ARG_GPU)
     reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
   endif()

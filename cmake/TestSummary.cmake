@@ -34,9 +34,9 @@ endif()
 cmake_minimum_required(VERSION 3.25)
 
 if(NOT DEFINED LOG)
-  file(GLOB LOG "${BUILD_DIR}/Testing/Temporary/LastTest*.log.tmp*")  # the run's, still open
-  list(SORT LOG)
-  list(POP_BACK LOG LOG)
+  file(GLOB logs "${BUILD_DIR}/Testing/Temporary/LastTest*.log.tmp*")  # the run's, still open
+  list(SORT logs)
+  list(POP_BACK logs LOG)
   # A test skipped by exit status 77 is logged "Test Passed."; CTest lists it in LastTestsDisabled.log,
   # written after the tests (when older than the run's log, it is an earlier run's).
   set(disabled_log "${BUILD_DIR}/Testing/Temporary/LastTestsDisabled.log")
@@ -65,7 +65,9 @@ string(REPLACE "|" ";" GPU_TESTS "${GPU_TESTS}")
 # Per test, CTest logs "N/M Testing: <name>", maybe its output between "Output:" and "<end of
 # output>", then "Test Passed.", "Test Failed." or "Test Fail Reason:". A test not run (a failed
 # fixture, a missing program) is announced on a line before its header, then logged as passed.
-file(STRINGS "${LOG}" lines)
+file(READ "${LOG}" text)
+string(REGEX REPLACE "[][;]" "_" text "${text}")  # `;`, `[`, `]` would split or glue list items
+string(REPLACE "\n" ";" lines "${text}")
 set(ran "")
 set(name "")
 foreach(line IN LISTS lines)
@@ -111,16 +113,16 @@ function(verdict out)
   list(REMOVE_DUPLICATES why)
   list(JOIN why ", " why)
   list(JOIN failed ", " failed)
+  list(JOIN skipped ", " skipped_text)
+  set(verdict "passed")
   if(failed)
-    set(${out} "FAILED (${failed})" PARENT_SCOPE)
+    set(verdict "FAILED (${failed})")
   elseif(skipped STREQUAL ARGN)
-    set(${out} "not run (${why})" PARENT_SCOPE)
+    set(verdict "not run (${why})")
   elseif(skipped)
-    list(JOIN skipped ", " skipped)
-    set(${out} "passed, but not run: ${skipped} (${why})" PARENT_SCOPE)
-  else()
-    set(${out} "passed" PARENT_SCOPE)
+    set(verdict "passed, but not run: ${skipped_text} (${why})")
   endif()
+  set(${out} "${verdict}" PARENT_SCOPE)
 endfunction()
 
 set(chapters "")
