@@ -5,19 +5,20 @@
 #     PROGRAM main.cu              # the chapter's program, named after its folder
 #     [GPU]                        # the program runs kernels (links the GPU harness)
 #     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
-#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu)
+#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu), and
+#                                  # built with `all` only where a GPU was visible (REDUCTION_GPU_TESTS)
 #     [SMOKE_ARGS --n 1000]        # arguments of the program's own run under ctest
 #     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: each must exit 2
 #                                     # with one line on stderr
-#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), label
-#                                     # sanitize; "racy: args" for a run racecheck must catch
+#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test
+#                                     # each, label sanitize; "racy: args" for one racecheck must catch
 #
 # A GPU chapter keeps its kernel header in solution/, and sources include it by name
 # ("simple_kernel.cuh"). Markers in that header say what a student writes; with
 # REDUCTION_EXERCISES=ON the build generates the exercise version of every solution/ file (the
 # marked code left as a TODO with its hints) into build/exercises/<chapter>/ and puts that folder
 # on the include path instead, and everything else (program, tests, tour) stays the same.
-# cmake/Exercises.cmake does this, and makes the `handout` target: the repository for students,
+# instructor/Exercises.cmake does this, and makes the `handout` target: the repository for students,
 # every solution/ header replaced by its exercise version.
 #
 # Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
@@ -26,6 +27,8 @@
 # Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
 # label for GPU chapters), runs with bad values of its own options that must exit 2 with one line
 # on stderr, and for GPU chapters a run with the GPU hidden that must print the analysis and exit 77.
+# Also here, for chapters with tests of their own: reduction_add_program_test, reduction_add_list_test,
+# reduction_add_gpu_executable and reduction_add_gpu_test.
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 set_property(GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS "")
@@ -36,6 +39,45 @@ function(_reduction_label chapter out)
   else()
     set(${out} ${chapter} PARENT_SCOPE)
   endif()
+endfunction()
+
+# No stale verdicts: a test must not run the program an earlier build left behind when the last
+# build failed. The tests build.cpu and build.gpu build what the CPU tests and the GPU tests run
+# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake; nothing to do after a good build; build.gpu
+# only where the GPU test programs are built), and every
+# test of a directory that uses this file requires one of them (a CTest fixture): when the build
+# fails, ctest shows its errors and runs none of the tests that need it.
+function(_reduction_require_build)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    if(NOT test MATCHES "^(build|exercises|summary|zoo[.]generator)[.]")
+      get_test_property(${test} LABELS labels)
+      set(kind cpu)
+      if("gpu" IN_LIST labels AND REDUCTION_BUILD_GPU_TESTS)
+        set(kind gpu)
+      endif()
+      set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED reduction_built_${kind})
+    endif()
+  endforeach()
+endfunction()
+function(_reduction_guard)
+  get_property(guarded DIRECTORY PROPERTY REDUCTION_GUARDED)
+  if(NOT guarded)
+    set_property(DIRECTORY PROPERTY REDUCTION_GUARDED ON)
+    cmake_language(DEFER CALL _reduction_require_build)  # at the end of the directory, once its tests are known
+  endif()
+endfunction()
+function(reduction_add_build_tests)
+  set(kinds cpu)
+  if(REDUCTION_BUILD_GPU_TESTS)
+    list(APPEND kinds gpu)
+  endif()
+  foreach(kind IN LISTS kinds)
+    add_test(NAME build.${kind} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${kind}_tests)
+    set_tests_properties(build.${kind} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${kind}
+                         RESOURCE_LOCK reduction_build TIMEOUT 3600)
+  endforeach()
+  _reduction_guard()
 endfunction()
 
 # reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU] LABELS ...):
@@ -56,13 +98,59 @@ function(reduction_add_program_test name program args expect)
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
             -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU} ${fsize}
             -P ${_reduction_cmake_dir}/ExpectExit.cmake)
-  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
+  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "^SKIPPED: no usable GPU")
+  _reduction_guard()
+endfunction()
+
+# reduction_add_list_test(<chapter> <variant>...): `<chapter> --list --json`, which scripts read the
+# chapter's variants from, names the chapter and these variants among its own (label cpu).
+function(reduction_add_list_test chapter)
+  _reduction_label(${chapter} label)
+  list(JOIN ARGN "|" variants)
+  add_test(NAME ${chapter}.list
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DARGS=--list|--json" -DEXPECT=0
+            -DCHAPTER=${chapter} "-DVARIANTS=${variants}" -P ${_reduction_cmake_dir}/ExpectExit.cmake)
+  set_tests_properties(${chapter}.list PROPERTIES LABELS "${label};cpu")
+  _reduction_guard()
+endfunction()
+
+# reduction_add_gpu_executable(<target> <source>...): a test program that needs a GPU to do
+# anything. Where REDUCTION_BUILD_GPU_TESTS is off (cmake/CudaArchitectures.cmake: no GPU visible
+# when configured) `all` leaves it out; the target gpu_tests builds it all the same.
+function(reduction_add_gpu_executable target)
+  if(REDUCTION_BUILD_GPU_TESTS)
+    add_executable(${target} ${ARGN})
+  else()
+    add_executable(${target} EXCLUDE_FROM_ALL ${ARGN})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_GPU_TEST_PROGRAMS ${target})
+endfunction()
+
+# reduction_add_gpu_test(<test> LABELS <labels>... COMMAND <command>... [PROPERTIES <property> <value>...]):
+# a test of such a program, skipped when it exits 77 (no usable GPU). Where the GPU test programs
+# are not built, the test prints why instead and CTest reports it skipped.
+function(reduction_add_gpu_test name)
+  cmake_parse_arguments(X "" "" "LABELS;COMMAND;PROPERTIES" ${ARGN})
+  if(REDUCTION_BUILD_GPU_TESTS)
+    add_test(NAME ${name} COMMAND ${X_COMMAND})
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 ${X_PROPERTIES})
+  else()
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
+             "SKIPPED: no GPU when configured (cmake -DREDUCTION_GPU_TESTS=ON builds this test's program)")
+    set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED: no GPU when configured")
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}")
+  _reduction_guard()
 endfunction()
 
 # reduction_add_tests(<chapter> <cpu|gpu> sources...): one Catch2 test program and its test.
 function(reduction_add_tests chapter kind)
   set(target ${chapter}_${kind}_tests)
-  add_executable(${target} ${ARGN})
+  if(kind STREQUAL "gpu")
+    reduction_add_gpu_executable(${target} ${ARGN})
+  else()
+    add_executable(${target} ${ARGN})
+  endif()
   target_link_libraries(${target} PRIVATE reduction_test_${kind})
   _reduction_label(${chapter} label)
   # The test cases tagged [huge] take 2 GiB of device memory or more (16 GiB for inputs past 2^32): they run
@@ -73,26 +161,30 @@ function(reduction_add_tests chapter kind)
   # A chapter's test_emulated.cpp runs the chapter's own kernel (the student's, in exercise mode) on
   # the CPU emulator: its test also gets the label emulator, by which the summary at the end of a
   # ctest run (cmake/TestSummary.cmake) tells "checked on the CPU" from "checked on a GPU".
-  set(emulator "")
+  set(labels "${label};${kind}")
   foreach(source IN LISTS ARGN)
     file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
-    if(text MATCHES "\\[huge\\]")
+    if(kind STREQUAL "gpu" AND text MATCHES "\\[huge\\]")
       set(huge TRUE)
     endif()
     get_filename_component(source_name ${source} NAME)
     if(kind STREQUAL "cpu" AND source_name MATCHES "^test_emulated")
-      set(emulator ";emulator")
+      list(APPEND labels emulator)
     endif()
   endforeach()
+  set(filter "")
   if(huge)
-    add_test(NAME ${chapter}.${kind}_tests COMMAND ${target} "~[huge]")
-    add_test(NAME ${chapter}.${kind}_tests_huge COMMAND ${target} "[huge]")
-    set_tests_properties(${chapter}.${kind}_tests_huge PROPERTIES LABELS "${label};${kind}" SKIP_RETURN_CODE 77
-                                                                 RESOURCE_LOCK reduction_gpu_memory)
-  else()
-    add_test(NAME ${chapter}.${kind}_tests COMMAND ${target})
+    set(filter "~[huge]")
+    reduction_add_gpu_test(${chapter}.${kind}_tests_huge LABELS ${labels} COMMAND ${target} "[huge]"
+                           PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
   endif()
-  set_tests_properties(${chapter}.${kind}_tests PROPERTIES LABELS "${label};${kind}${emulator}" SKIP_RETURN_CODE 77)
+  if(kind STREQUAL "gpu")
+    reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter})
+  else()
+    add_test(NAME ${chapter}.cpu_tests COMMAND ${target} ${filter})
+    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+    _reduction_guard()
+  endif()
 endfunction()
 
 function(add_reduction_chapter)
@@ -101,7 +193,7 @@ function(add_reduction_chapter)
   _reduction_label(${chapter} label)
 
   add_executable(${chapter} ${ARG_PROGRAM})
-  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (cmake/Exercises.cmake)
+  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (instructor/Exercises.cmake)
   if(ARG_GPU)
     target_link_libraries(${chapter} PRIVATE reduction_gpu)
     set(kind gpu)
@@ -151,21 +243,20 @@ function(add_reduction_chapter)
                              LABELS "${label};cpu")
   reduction_add_program_test(${chapter}.file_size_limit_usage ${chapter} "--n|not_a_number" 2 FSIZE 10
                              LABELS "${label};cpu")
-  if(ARG_SANITIZE)
-    set(runs "")
-    foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
-      string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
-      string(REPLACE " " "|" run "${run}")
-      list(APPEND runs "${run}")
-    endforeach()
-    string(REPLACE ";" "@" runs "${runs}")
-    find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
-    add_test(NAME ${chapter}.sanitize
+  # Each run under compute-sanitizer is a test of its own (<chapter>.sanitize.<kind>_<n>), so that
+  # the slow tools run side by side.
+  find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+  set(n 0)
+  foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
+    math(EXPR n "${n} + 1")
+    string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
+    string(REGEX REPLACE ":.*" "" kind_ "${run}")
+    string(REPLACE " " "|" run "${run}")
+    reduction_add_gpu_test(${chapter}.sanitize.${kind_}_${n} LABELS ${label} gpu sanitize
       COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
-              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${runs}" -P ${_reduction_cmake_dir}/Sanitize.cmake)
-    set_tests_properties(${chapter}.sanitize PROPERTIES LABELS "${label};gpu;sanitize"
-      SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 900)
-  endif()
+              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${run}" -P ${_reduction_cmake_dir}/Sanitize.cmake
+      PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 600)
+  endforeach()
   if(ARG_GPU)
     reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
   endif()
@@ -229,5 +320,5 @@ function(reduction_add_tour)
   # 77, which the tour accepts; with one, every chapter must verify its result.
   add_test(NAME tour COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tour)
   # The tour's programs take up to a few GiB of device memory each: not beside a [huge] test.
-  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK reduction_gpu_memory TIMEOUT 1200)
+  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK "reduction_gpu_memory;reduction_build" TIMEOUT 1200)
 endfunction()

@@ -1,26 +1,35 @@
-# Chooses CMAKE_CUDA_ARCHITECTURES when the user has not:
-#  - a value given with -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS environment variable wins;
-#  - otherwise "native" (the GPUs of this machine) when nvidia-smi lists one;
-#  - otherwise 75: machine code for Turing plus PTX, which the driver compiles for any newer GPU
-#    at start-up. Building needs no GPU; only running the kernels does.
-if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
-  return()
-endif()
-
-set(_reduction_gpu_visible FALSE)
-find_program(_reduction_nvidia_smi nvidia-smi)
-if(_reduction_nvidia_smi)
-  execute_process(COMMAND ${_reduction_nvidia_smi} -L
-    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_QUIET TIMEOUT 20)
+# Whether this machine shows a GPU (nvidia-smi -L lists one), asked at every configure. It decides:
+#  - CMAKE_CUDA_ARCHITECTURES, unless the user set it (-D... or CUDAARCHS): "native" with a GPU,
+#    else 75 (machine code for Turing plus PTX, which the driver compiles for any newer GPU);
+#  - REDUCTION_GPU_TESTS=AUTO (the default): the test programs that need a GPU to do anything are
+#    built with `all` only where a GPU is visible. Without one they stay buildable (target
+#    gpu_tests) and their tests are reported skipped, "SKIPPED: no GPU when configured".
+#    ON or OFF decides it regardless of the GPU.
+set(REDUCTION_GPU_VISIBLE FALSE)
+find_program(REDUCTION_NVIDIA_SMI nvidia-smi)
+if(REDUCTION_NVIDIA_SMI)
+  execute_process(COMMAND ${REDUCTION_NVIDIA_SMI} -L RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_QUIET TIMEOUT 20)
   if(_rc EQUAL 0 AND _out MATCHES "GPU [0-9]+:")
-    set(_reduction_gpu_visible TRUE)
+    set(REDUCTION_GPU_VISIBLE TRUE)
   endif()
 endif()
 
-if(_reduction_gpu_visible)
-  set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING "CUDA architectures to build for")
-  message(STATUS "CUDA architectures: native (a GPU is visible)")
+set(REDUCTION_GPU_TESTS AUTO CACHE STRING "Build the GPU test programs with all: AUTO (where a GPU is visible), ON, OFF")
+set_property(CACHE REDUCTION_GPU_TESTS PROPERTY STRINGS AUTO ON OFF)
+if(REDUCTION_GPU_TESTS STREQUAL "AUTO")
+  set(REDUCTION_BUILD_GPU_TESTS ${REDUCTION_GPU_VISIBLE})
+elseif(REDUCTION_GPU_TESTS)
+  set(REDUCTION_BUILD_GPU_TESTS TRUE)
 else()
-  set(CMAKE_CUDA_ARCHITECTURES 75 CACHE STRING "CUDA architectures to build for")
-  message(STATUS "CUDA architectures: 75 (no GPU visible; set CMAKE_CUDA_ARCHITECTURES or CUDAARCHS to choose)")
+  set(REDUCTION_BUILD_GPU_TESTS FALSE)
+endif()
+message(STATUS "GPU visible: ${REDUCTION_GPU_VISIBLE}; GPU test programs built: ${REDUCTION_BUILD_GPU_TESTS} (REDUCTION_GPU_TESTS=${REDUCTION_GPU_TESTS})")
+
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+  if(REDUCTION_GPU_VISIBLE)
+    set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING "CUDA architectures to build for")
+  else()
+    set(CMAKE_CUDA_ARCHITECTURES 75 CACHE STRING "CUDA architectures to build for")
+  endif()
+  message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES} (set CMAKE_CUDA_ARCHITECTURES or CUDAARCHS to choose)")
 endif()

@@ -3,7 +3,8 @@
 #    the GPU hidden, on hostile files and option values, and checks exit statuses, stderr and
 #    peak memory;
 #  - cpu_tests: a target that builds what `ctest -L cpu` runs (the programs and the CPU test
-#    programs), so that a build for the CPU tests alone (the asan preset) skips the GPU tests.
+#    programs), so that a build for the CPU tests alone (the asan preset) skips the GPU tests;
+#    gpu_tests: that and every GPU test program, built with `all` or not (cmake/Chapters.cmake).
 # Both take the chapters from the list add_reduction_chapter() keeps (cmake/Chapters.cmake).
 function(reduction_add_fuzz_test)
   get_property(programs GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS)
@@ -28,4 +29,7 @@ function(reduction_add_fuzz_test)
       add_dependencies(cpu_tests ${chapter}_cpu_tests)
     endif()
   endforeach()
+  get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
+  add_custom_target(gpu_tests)
+  add_dependencies(gpu_tests cpu_tests ${gpu_programs})
 endfunction()

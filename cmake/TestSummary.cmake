@@ -1,39 +1,183 @@
 # The summary at the end of every ctest run: per chapter, whether its kernel was checked on the CPU
-# emulator, on a GPU, or not at all (cmake/PrintTestSummary.cmake prints it).
-#
-# reduction_add_test_summary(): writes <build>/CTestCustom.cmake, which ctest reads from the
-# folder it tests; its CTEST_CUSTOM_POST_TEST command runs after the tests of every `ctest`, with
-# any options (-R, -L, -j, --rerun-failed), and of the test step of a workflow preset, and prints
-# to the terminal without -V. And the script's own tests, on canned logs (cmake/tests/summary/).
+# emulator (tests labelled emulator), on a GPU (labelled gpu, not zoo), or not at all, and which of
+# its other tests failed: "100% tests passed" and a list of skips cannot tell a student that.
+# reduction_add_test_summary() writes <build>/CTestCustom.cmake, whose CTEST_CUSTOM_POST_TEST runs
+# this file as a script after every ctest run. It prints, and cannot change ctest's verdict. It reads
+# the run's log (Testing/Temporary/LastTest.log.tmp*) and the emulator and GPU tests from `ctest -N`.
+# Where no GPU was visible when configuring (GPU=OFF), no GPU result is ever reported as passed.
 function(reduction_add_test_summary)
-  set(script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/PrintTestSummary.cmake)
+  set(kernels "the tutorial's solutions")
   if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
-    set(kernels "yours")  # a handout: the solution/ headers are the student's
+    set(kernels "yours")
   elseif(REDUCTION_EXERCISES)
     set(kernels "the exercise versions")
-  else()
-    set(kernels "the tutorial's solutions")
   endif()
-  # ctest splits the command at spaces outside double quotes.
-  file(WRITE ${CMAKE_BINARY_DIR}/CTestCustom.cmake
-    "# Written by cmake/TestSummary.cmake: what each chapter's tests checked, after every ctest run.\n"
-    "set(CTEST_CUSTOM_POST_TEST \"\\\"${CMAKE_COMMAND}\\\" \\\"-DBUILD_DIR=${CMAKE_BINARY_DIR}\\\" "
-    "\\\"-DCTEST_COMMAND=${CMAKE_CTEST_COMMAND}\\\" \\\"-DKERNELS=${kernels}\\\" -P \\\"${script}\\\"\")\n")
-
-  # The script on logs of runs with and without a GPU, of the solutions and of unwritten kernels.
-  set(cases_dir ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/summary)
-  file(GLOB cases CONFIGURE_DEPENDS ${cases_dir}/*.log)
-  foreach(case IN LISTS cases)
-    get_filename_component(name ${case} NAME_WE)
-    add_test(NAME summary.${name}
-      COMMAND ${CMAKE_COMMAND} -DSCRIPT=${script} -DCASE=${case} -DTESTS_JSON=${cases_dir}/tests.json
-              -P ${cases_dir}/CheckSummary.cmake)
-    set_tests_properties(summary.${name} PROPERTIES LABELS "summary;cpu")
+  file(WRITE ${CMAKE_BINARY_DIR}/CTestCustom.cmake "set(CTEST_CUSTOM_POST_TEST \"\\\"${CMAKE_COMMAND}\\\" "
+    "-DBUILD_DIR=${CMAKE_BINARY_DIR} \\\"-DCTEST=${CMAKE_CTEST_COMMAND}\\\" -DGPU=${REDUCTION_GPU_VISIBLE} "
+    "\\\"-DKERNELS=${kernels}\\\" -P \\\"${CMAKE_CURRENT_FUNCTION_LIST_FILE}\\\"\")\n")
+  foreach(gpu ON OFF)  # the script on a canned log, with and without a GPU
+    add_test(NAME summary.gpu_${gpu} COMMAND ${CMAKE_COMMAND} -DLOG=${CMAKE_CURRENT_FUNCTION_LIST_DIR}/summary_test.log
+      -DGPU=${gpu} -DDISABLED=03_a.gpu "-DEMULATOR_TESTS=03_a.cpu|04_b.cpu|05_c.cpu" "-DGPU_TESTS=03_a.gpu|03_a.json|04_b.gpu"
+      -DKERNELS=K -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE})
+    set_tests_properties(summary.gpu_${gpu} PROPERTIES LABELS "summary;cpu")
   endforeach()
-  # And through ctest itself: printed without -V, by a workflow preset too, and a failed run still
-  # fails.
-  add_test(NAME summary.ctest
-    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${CMAKE_BINARY_DIR}/summary_tests
-            -P ${cases_dir}/CheckCtest.cmake)
-  set_tests_properties(summary.ctest PROPERTIES LABELS "summary;cpu")
+  set(c03 "chapter 01  no kernel: a CPU program, its tests: passed\n  chapter 03  kernel on the CPU emulator: passed   on a GPU: not run ")
+  set(c04 "\n  chapter 04  kernel on the CPU emulator: FAILED [(]04_b.cpu[)]   on a GPU: ")
+  set(c05 "\n  chapter 05  kernel on the CPU emulator: FAILED [(]05_c.cpu: not run[)]   on a GPU: no GPU tests   other tests: FAILED [(]05_c.usage[)]\n")
+  set(off "[(]no GPU when configured[)]")
+  set_tests_properties(summary.gpu_ON PROPERTIES PASS_REGULAR_EXPRESSION "${c03}[(]exit status 77, no usable GPU[)]${c04}passed${c05}$")
+  set_tests_properties(summary.gpu_OFF PROPERTIES PASS_REGULAR_EXPRESSION "${c03}${off}${c04}not run ${off}${c05}No GPU was visible")
 endfunction()
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  return()
+endif()
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT DEFINED LOG)
+  file(GLOB logs "${BUILD_DIR}/Testing/Temporary/LastTest*.log.tmp*")  # the run's, still open
+  list(SORT logs)
+  list(POP_BACK logs LOG)
+  # A test skipped by exit status 77 is logged "Test Passed."; CTest lists it in LastTestsDisabled.log,
+  # written after the tests (when older than the run's log, it is an earlier run's).
+  set(disabled_log "${BUILD_DIR}/Testing/Temporary/LastTestsDisabled.log")
+  if(EXISTS "${LOG}" AND NOT "${LOG}" IS_NEWER_THAN "${disabled_log}")
+    file(STRINGS "${disabled_log}" disabled REGEX "^[0-9]+:")
+    list(TRANSFORM disabled REPLACE "^[0-9]+:" "")
+  endif()
+  # ctest -N in a folder of its own: in the build folder it would write over the run's log.
+  file(WRITE "${BUILD_DIR}/test_summary/CTestTestfile.cmake" "subdirs(\"${BUILD_DIR}\")\n")
+  foreach(label emulator gpu)
+    execute_process(COMMAND "${CTEST}" -N -L ^${label}$ -LE ^zoo$ WORKING_DIRECTORY "${BUILD_DIR}/test_summary"
+                    OUTPUT_VARIABLE listing ERROR_QUIET)
+    string(REGEX MATCHALL "Test +#[0-9]+: [^\n]+" ${label} "${listing}")
+    list(TRANSFORM ${label} REPLACE "^Test +#[0-9]+: " "")
+    string(TOUPPER ${label}_TESTS var)
+    list(JOIN ${label} "|" ${var})
+  endforeach()
+endif()
+if(NOT EXISTS "${LOG}")
+  return()  # no test ran
+endif()
+string(REPLACE "|" ";" disabled "${disabled};${DISABLED}")
+string(REPLACE "|" ";" EMULATOR_TESTS "${EMULATOR_TESTS}")
+string(REPLACE "|" ";" GPU_TESTS "${GPU_TESTS}")
+
+# Per test, CTest logs "N/M Testing: <name>", maybe its output between "Output:" and "<end of
+# output>", then "Test Passed.", "Test Failed." or "Test Fail Reason:". A test not run (a failed
+# fixture, a missing program) is announced on a line before its header, then logged as passed.
+file(READ "${LOG}" text)
+string(REGEX REPLACE "[][;]" "_" text "${text}")  # `;`, `[`, `]` would split or glue list items
+string(REPLACE "\n" ";" lines "${text}")
+set(ran "")
+set(name "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9]+/[0-9]+ Testing: (.+)$")
+    set(name "${CMAKE_MATCH_1}")
+    list(APPEND ran "${name}")
+    set(result_${name} passed)
+    if(not_run)
+      set(result_${name} not_run)
+    endif()
+    set(not_run FALSE)
+  elseif(line STREQUAL "Output:" OR line STREQUAL "<end of output>")
+    set(in_output ${line})
+  elseif(in_output STREQUAL "Output:" AND line MATCHES "^SKIPPED: ([^(]*[^ (])")
+    set(result_${name} "skipped (${CMAKE_MATCH_1}")
+  elseif(line MATCHES "^(Unable to find executable|Failed test dependencies)" AND NOT in_output STREQUAL "Output:")
+    set(not_run TRUE)
+  elseif(line MATCHES "^Test Fail" AND NOT in_output STREQUAL "Output:" AND name)
+    set(result_${name} failed)
+  endif()
+endforeach()
+foreach(test IN LISTS disabled)
+  if(result_${test} MATCHES "^(passed|skipped)")
+    set(result_${test} "skipped (exit status 77")
+  endif()
+endforeach()
+
+# verdict(<out> <tests>...): one verdict on those of the tests that ran; a skip is never a pass.
+function(verdict out)
+  set(failed "")
+  set(skipped "")
+  set(why "")
+  set(count 0)
+  set(tests ${ARGN})
+  list(REMOVE_DUPLICATES tests)
+  foreach(test IN LISTS tests)
+    if(DEFINED result_${test})
+      math(EXPR count "${count} + 1")
+    endif()
+    if(result_${test} MATCHES "^skipped [(](.*)")
+      list(APPEND skipped ${test})
+      list(APPEND why "${CMAKE_MATCH_1}")
+    elseif(result_${test} MATCHES "^(failed|not_run)$")
+      list(APPEND failed "${test}${result_${test}}")
+    endif()
+  endforeach()
+  list(TRANSFORM failed REPLACE "failed$" "")
+  list(TRANSFORM failed REPLACE "not_run$" ": not run")
+  list(REMOVE_DUPLICATES why)
+  list(JOIN why ", " why)
+  list(JOIN failed ", " failed)
+  list(LENGTH skipped n_skipped)
+  list(JOIN skipped ", " skipped)
+  set(verdict "passed")
+  if(count EQUAL 0)
+    set(verdict "not run (not selected)")
+  elseif(failed)
+    set(verdict "FAILED (${failed})")
+  elseif(n_skipped EQUAL count)
+    set(verdict "not run (${why})")
+  elseif(skipped)
+    set(verdict "passed, but not run: ${skipped} (${why})")
+  endif()
+  set(${out} "${verdict}" PARENT_SCOPE)
+endfunction()
+
+set(chapters "")
+foreach(test IN LISTS ran EMULATOR_TESTS GPU_TESTS)  # the groups: every test, run or not
+  if(test MATCHES "^([0-9][0-9])_")
+    set(group other)
+    if(test IN_LIST EMULATOR_TESTS)
+      set(group emulator)
+    elseif(test IN_LIST GPU_TESTS)
+      set(group gpu)
+    endif()
+    list(APPEND ${group}_${CMAKE_MATCH_1} ${test})
+    if(DEFINED result_${test})
+      list(APPEND chapters ${CMAKE_MATCH_1})  # the chapters shown: those of which a test ran
+    endif()
+  endif()
+endforeach()
+if(NOT chapters)
+  return()
+endif()
+list(REMOVE_DUPLICATES chapters)
+list(SORT chapters)
+message("\nWhat this run checked, chapter by chapter (the kernels: ${KERNELS}):")
+foreach(chapter IN LISTS chapters)
+  verdict(other ${other_${chapter}})
+  if(NOT emulator_${chapter} AND NOT gpu_${chapter})
+    message("  chapter ${chapter}  no kernel: a CPU program, its tests: ${other}")
+    continue()
+  endif()
+  set(emulator "not available for this chapter")
+  set(gpu "no GPU tests")
+  if(emulator_${chapter})
+    verdict(emulator ${emulator_${chapter}})
+  endif()
+  if(gpu_${chapter})
+    verdict(gpu ${gpu_${chapter}})
+    if(NOT GPU AND NOT gpu MATCHES "^FAILED")
+      set(gpu "not run (no GPU when configured)")
+    endif()
+  endif()
+  set(line "  chapter ${chapter}  kernel on the CPU emulator: ${emulator}   on a GPU: ${gpu}")
+  if(other MATCHES "^FAILED")
+    string(APPEND line "   other tests: ${other}")
+  endif()
+  message("${line}")
+endforeach()
+if(NOT GPU)
+  message("No GPU was visible when this build was configured: no kernel above ran on a GPU.")
+endif()

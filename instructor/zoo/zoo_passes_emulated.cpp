@@ -1,8 +1,8 @@
 // CPU test of the bug zoo of chapters 08 and 09, whose launchers make one or two launches (their
-// zoo.txt, from which cmake/GenerateZoo.cmake makes the wrong kernels and zoo_list.hpp;
-// cmake/Zoo.cmake compiles this file once per chapter): every bug whose `caught:` line names the
+// the zoo list, from which instructor/zoo/GenerateZoo.cmake makes the wrong kernels and zoo_list.hpp;
+// instructor/zoo/Zoo.cmake compiles this file once per chapter): every bug whose `caught:` line names the
 // emulator runs on the CPU emulator (emulator.hpp, emulate_passes) in the launches its `passes:`
-// line names, as the chapter's launcher makes them, and is caught with the findings zoo.txt names
+// line names, as the chapter's launcher makes them, and is caught with the findings the zoo list names
 // (emulator:<finding>); the solution's kernel, launched the same way, has no finding. Run with -s,
 // or ctest -V, to see what each bug's findings say.
 //
@@ -108,7 +108,7 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER
     for (const std::string& kind : emu::testing::expected_kinds(bug.detectors)) {
       bool found = false;
       for (const auto& f : run.findings) found = found || kind == emu::kind_name(f.kind);
-      INFO("the finding zoo.txt names: " << kind);
+      INFO("the finding the zoo list names: " << kind);
       CHECK(found);
     }
     std::cout << REDUCTION_ZOO_CHAPTER << " zoo, " << bug.name << " at n = " << kN << ", "

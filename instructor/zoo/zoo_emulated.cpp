@@ -1,7 +1,7 @@
-// CPU test of a single-block chapter's bug zoo (its zoo.txt; cmake/GenerateZoo.cmake makes the wrong
-// kernels and zoo_list.hpp, which names the chapter and its kernel; cmake/Zoo.cmake compiles this
+// CPU test of a single-block chapter's bug zoo (its list, instructor/zoo/<chapter>.txt; instructor/zoo/GenerateZoo.cmake makes the wrong
+// kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
 // file once per chapter): every bug whose `caught:` line names the emulator is caught by the CPU
-// emulator (single_block/emulator.hpp), with the finding zoo.txt names (emulator:<finding>), and
+// emulator (single_block/emulator.hpp), with the finding the zoo list names (emulator:<finding>), and
 // the solution has no finding. Run with -s, or ctest -V, to see what each bug's findings say. At
 // n = 1000: not a power of two, so the guards matter, and 16 warps.
 #include <string>

@@ -1,42 +1,44 @@
-# The bug zoo (cmake/GenerateZoo.cmake): a chapter's zoo.txt lists wrong kernels, each the
+# The bug zoo (instructor/zoo/GenerateZoo.cmake): a chapter's list, instructor/zoo/<chapter>.txt, lists wrong kernels, each the
 # solution with one edit; they are generated at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
 # (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
 #
-# reduction_add_zoo(<kernel header> [GRID | PASSES]): in a chapter folder with a zoo.txt (a handout has none),
-# the generated headers, and a test for each detector that zoo.txt names, each also checking the
+# reduction_add_zoo(<kernel header> [GRID | PASSES]): in a chapter folder whose list instructor/zoo/<chapter>.txt exists,
+# the generated headers, and a test for each detector that the zoo list names, each also checking the
 # solution the same way:
 #   emulator          CPU test <chapter>.zoo_emulated: the CPU emulator (emulator.hpp) catches every
 #                     bug given to it, with the findings named; the single-block launch
-#                     (emulator/zoo_emulated.cpp), with GRID a grid launch
+#                     (instructor/zoo/zoo_emulated.cpp), with GRID a grid launch
 #                     (zoo_grid_emulated.cpp beside it), or with PASSES the launches each bug's
 #                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09)
-#   delayed_warps     GPU test <chapter>.zoo_delayed_warps (single_block/zoo_delayed_warps.cu): with
+#   delayed_warps     GPU test <chapter>.zoo_delayed_warps (instructor/zoo/zoo_delayed_warps.cu): with
 #                     some warps' stores held back, every such bug is wrong in every run
 #   value, nondeterministic
 #                     GPU test <chapter>.zoo.<bug>.<detector>, the chapter's zoo program
-#                     (common/testing/zoo_gpu.cu) run directly
+#                     (instructor/zoo/zoo_gpu.cu) run directly
 #   memcheck, racecheck, synccheck
 #                     GPU test <chapter>.zoo.<bug>.<tool>, the zoo program under compute-sanitizer
-#                     (cmake/ZooSanitize.cmake)
+#                     (instructor/zoo/ZooSanitize.cmake)
 # Without a GPU the GPU tests are skipped, never passed.
 #
 # KERNEL_OPTION, for a chapter whose program has --kernel (06 to 09): in a build with
 # -DREDUCTION_ZOO_KERNELS=ON the program also takes, as zoo.<bug>, each bug that a GPU detector
 # catches (GenerateZoo.cmake: zoo_kernels::append_to), and the CPU test <chapter>.zoo_kernels.list
-# checks its --list (cmake/ExpectZooKernels.cmake). The chapters 03 to 05 have no --kernel.
+# checks its --list (instructor/zoo/ExpectZooKernels.cmake). The chapters 03 to 05 have no --kernel.
 # WRONG_RUN "<args>" and RIGHT_RUN "<args>", besides: a zoo kernel that the program's own check must
 # fail with those arguments (exit status 1), and its solution, which must pass (0): GPU tests
 # <chapter>.zoo_kernels.wrong_run and .right_run, and .default_run, which must run none of the zoo's.
 # Given for one chapter, these tests run in every build: without REDUCTION_ZOO_KERNELS (and not in
 # exercise mode) on <chapter>_with_zoo, the chapter's program built as with it, one compile more.
+set(_reduction_zoo_dir ${CMAKE_CURRENT_LIST_DIR})
+
 function(reduction_add_zoo header)
   cmake_parse_arguments(ARG "GRID;PASSES;KERNEL_OPTION" "WRONG_RUN;RIGHT_RUN" "" ${ARGN})
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
-  set(spec ${CMAKE_CURRENT_SOURCE_DIR}/zoo.txt)
+  set(spec ${_reduction_zoo_dir}/${chapter}.txt)
   if(NOT EXISTS ${spec})
     return()
   endif()
-  set(generator ${PROJECT_SOURCE_DIR}/cmake/GenerateZoo.cmake)
+  set(generator ${_reduction_zoo_dir}/GenerateZoo.cmake)
   set(out_dir ${CMAKE_BINARY_DIR}/zoo/${chapter})
   file(GLOB solution_headers ${CMAKE_CURRENT_SOURCE_DIR}/solution/*.cuh)  # a bug may edit any of them
   add_custom_command(OUTPUT ${out_dir}/zoo_list.hpp
@@ -74,23 +76,22 @@ function(reduction_add_zoo header)
 
   if(delayed)
     set(target ${chapter}_zoo_tests)
-    add_executable(${target} ${PROJECT_SOURCE_DIR}/emulator/zoo_delayed_warps.cu)
+    reduction_add_gpu_executable(${target} ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
     target_link_libraries(${target} PRIVATE reduction_test_gpu)
     # The solution, also in exercise mode: the zoo tests the detectors against the right kernel.
     target_include_directories(${target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     add_dependencies(${target} ${chapter}_zoo)
-    add_test(NAME ${chapter}.zoo_delayed_warps COMMAND ${target})
-    set_tests_properties(${chapter}.zoo_delayed_warps PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77)
+    reduction_add_gpu_test(${chapter}.zoo_delayed_warps LABELS ${label} gpu zoo COMMAND ${target})
   endif()
 
   if(emulator)
     set(cpu_target ${chapter}_zoo_cpu_tests)
     if(ARG_PASSES)
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_passes_emulated.cpp)
+      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_passes_emulated.cpp)
     elseif(ARG_GRID)
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_grid_emulated.cpp)
+      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_grid_emulated.cpp)
     else()
-      add_executable(${cpu_target} ${PROJECT_SOURCE_DIR}/emulator/zoo_emulated.cpp)
+      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_emulated.cpp)
     endif()
     target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu reduction_emulator)
     target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
@@ -106,7 +107,7 @@ function(reduction_add_zoo header)
 
   if(gpu_tests)
     set(gpu_target ${chapter}_zoo_gpu)
-    add_executable(${gpu_target} ${PROJECT_SOURCE_DIR}/common/testing/zoo_gpu.cu)
+    reduction_add_gpu_executable(${gpu_target} ${_reduction_zoo_dir}/zoo_gpu.cu)
     target_link_libraries(${gpu_target} PRIVATE reduction_gpu)
     target_include_directories(${gpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     add_dependencies(${gpu_target} ${chapter}_zoo)
@@ -117,18 +118,16 @@ function(reduction_add_zoo header)
       list(GET entry 1 detector)
       set(name ${chapter}.zoo.${bug}.${detector})
       if(detector MATCHES "^(value|nondeterministic)$")
-        add_test(NAME ${name} COMMAND ${gpu_target} --bug ${bug} --detector ${detector})
         # One at a time: the 32-bit-index bugs take 8 and 16 GiB of device memory each. A
         # timeout, for a bug that would loop forever (none here should).
-        set_tests_properties(${name} PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77
-                             RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
+        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo COMMAND ${gpu_target} --bug ${bug} --detector ${detector}
+                               PROPERTIES RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
       else()
-        add_test(NAME ${name}
+        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo sanitize
           COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${gpu_target}> -DBUG=${bug} -DTOOL=${detector}
                   "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}" "-DHINT=${CUDAToolkit_BIN_DIR}"
-                  -P ${PROJECT_SOURCE_DIR}/cmake/ZooSanitize.cmake)
-        set_tests_properties(${name} PROPERTIES LABELS "${label};gpu;zoo;sanitize" SKIP_REGULAR_EXPRESSION "SKIPPED:"
-                             TIMEOUT 300)
+                  -P ${_reduction_zoo_dir}/ZooSanitize.cmake
+          PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 300)
       endif()
     endforeach()
   endif()
@@ -164,18 +163,17 @@ function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
     endif()
   endforeach()
   string(REPLACE ";" "|" bugs "${bugs}")
-  set(script ${PROJECT_SOURCE_DIR}/cmake/ExpectZooKernels.cmake)
+  set(script ${_reduction_zoo_dir}/ExpectZooKernels.cmake)
   add_test(NAME ${chapter}.zoo_kernels.list
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -DMODE=list -P ${script})
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -P ${script})
   set_tests_properties(${chapter}.zoo_kernels.list PROPERTIES LABELS "${label};cpu;zoo")
   if(wrong_run STREQUAL "")
     return()
   endif()
-  add_test(NAME ${chapter}.zoo_kernels.default_run
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> -DMODE=default_run
-            "-DARGS=--n|100003|--reps|3|--warmup|1|--json" -P ${script})
-  set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo"
-                       SKIP_REGULAR_EXPRESSION "SKIPPED: no usable GPU")
+  # Without --kernel the program runs at least one kernel, and none of the zoo's.
+  add_test(NAME ${chapter}.zoo_kernels.default_run COMMAND ${program} --n 100003 --reps 3 --warmup 1 --json)
+  set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77
+                       FAIL_REGULAR_EXPRESSION "\"kernel\": *\"zoo[.];\"runs\": *\\[ *\\]")
   foreach(run wrong right)
     if(run STREQUAL "wrong")
       set(status 1)  # kWrongResult (common/program.hpp): the program's own check failed
@@ -189,12 +187,12 @@ function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
   endforeach()
 endfunction()
 
-# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on small bad specs (cmake/tests/zoo/*.txt,
+# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on small bad specs (instructor/zoo/tests/*.txt,
 # each against chapter 08's solution), each of which must stop the generator with the message its
-# first line names (`# expect: <regular expression>`). The good specs are the chapters' own zoo.txt,
+# first line names (`# expect: <regular expression>`). The good specs are the chapters' own lists,
 # which every build generates.
 function(reduction_add_zoo_generator_tests)
-  set(tests_dir ${PROJECT_SOURCE_DIR}/cmake/tests/zoo)
+  set(tests_dir ${_reduction_zoo_dir}/tests)
   file(GLOB specs CONFIGURE_DEPENDS ${tests_dir}/*.txt)
   foreach(spec IN LISTS specs)
     get_filename_component(name ${spec} NAME_WE)
@@ -202,7 +200,7 @@ function(reduction_add_zoo_generator_tests)
     string(REGEX REPLACE "^# expect: " "" expect "${expect}")
     add_test(NAME zoo.generator.${name}
       COMMAND ${CMAKE_COMMAND} -DSPEC=${spec} -DSOLUTION_DIR=${PROJECT_SOURCE_DIR}/08_two_pass/solution
-              -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${name} -P ${PROJECT_SOURCE_DIR}/cmake/GenerateZoo.cmake)
+              -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${name} -P ${_reduction_zoo_dir}/GenerateZoo.cmake)
     # The message must be there and the generator must stop: a match alone would pass a generator
     # that printed it and went on, so "no bug zoo was written" is required too.
     set_tests_properties(zoo.generator.${name} PROPERTIES LABELS "zoo;cpu"

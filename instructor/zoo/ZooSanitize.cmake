@@ -1,6 +1,6 @@
-# ctest helper: one bug of a chapter's zoo under one compute-sanitizer tool (cmake/Zoo.cmake).
-#   PROGRAM    the chapter's zoo program (common/testing/zoo_gpu.cu)
-#   BUG        the bug's name in zoo.txt
+# ctest helper: one bug of a chapter's zoo under one compute-sanitizer tool (instructor/zoo/Zoo.cmake).
+#   PROGRAM    the chapter's zoo program (instructor/zoo/zoo_gpu.cu)
+#   BUG        the bug's name in the zoo list
 #   TOOL       memcheck, racecheck or synccheck
 #   SANITIZER  compute-sanitizer as found when configuring (empty or NOTFOUND: searched again here)
 #   HINT       the CUDA toolkit's bin folder

@@ -1,43 +1,10 @@
 # ctest helper for a chapter program built with the bug zoo's kernels (REDUCTION_ZOO_KERNELS,
-# cmake/Zoo.cmake).
-#   MODE=list         PROGRAM --list --json must exit 0 (a zoo kernel whose solution is none of the
-#                     chapter's kernels stops the program before that) and list the chapter's own
-#                     kernels, then zoo.<bug> for each of BUGS ("|"-separated), in that order, each
-#                     with "zoo": true and no other with it; PROGRAM --list must print the zoo's
-#                     under a heading of their own, after the chapter's.
-#   MODE=default_run  PROGRAM with ARGS ("|"-separated, with --json) runs none of the zoo's kernels;
-#                     exit 77 (no GPU) reports a skip.
+# instructor/zoo/Zoo.cmake): PROGRAM --list --json must exit 0 (a zoo kernel whose solution is none
+# of the chapter's kernels stops the program before that) and list the chapter's own kernels, then
+# zoo.<bug> for each of BUGS ("|"-separated), in that order, each with "zoo": true and no other
+# with it; PROGRAM --list must print the zoo's under a heading of their own, after the chapter's.
 cmake_policy(VERSION 3.25)
 
-if(MODE STREQUAL "default_run")
-  string(REPLACE "|" ";" args "${ARGS}")
-  execute_process(COMMAND ${PROGRAM} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("exit status ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
-  if(rc EQUAL 77)
-    message("SKIPPED: no usable GPU")
-    return()
-  endif()
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "expected exit status 0, got ${rc}")
-  endif()
-  string(STRIP "${out}" out)
-  string(JSON count ERROR_VARIABLE error LENGTH "${out}" runs)
-  if(error OR count EQUAL 0)
-    message(FATAL_ERROR "\"runs\" should be a list of at least one: ${error}")
-  endif()
-  math(EXPR last "${count} - 1")
-  foreach(i RANGE ${last})
-    string(JSON kernel GET "${out}" runs ${i} kernel)
-    if(kernel MATCHES "^zoo\\.")
-      message(FATAL_ERROR "a run without --kernel ran ${kernel}, a kernel of the bug zoo")
-    endif()
-  endforeach()
-  return()
-endif()
-
-if(NOT MODE STREQUAL "list")
-  message(FATAL_ERROR "MODE is list or default_run, got '${MODE}'")
-endif()
 execute_process(COMMAND ${PROGRAM} --list --json RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("exit status ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
 if(NOT rc EQUAL 0)

@@ -1,5 +1,5 @@
 # Exercises, generated from the solutions: a chapter's solution/ headers mark what the student
-# writes (// EXERCISE: ... // END EXERCISE, see cmake/GenerateExercise.cmake), and the exercise
+# writes (// EXERCISE: ... // END EXERCISE, see instructor/GenerateExercise.cmake), and the exercise
 # version is made from them, so the two can never drift apart.
 #
 #   REDUCTION_EXERCISES=ON   every file of a chapter's solution/ is generated at build time into
@@ -7,8 +7,8 @@
 #                            place of solution/ on the include path (an edit of a solution header
 #                            regenerates its exercise version on the next build)
 #   target handout           ${CMAKE_BINARY_DIR}/handout/: the repository for students, each
-#                            solution/ header replaced by its exercise version (cmake/Handout.cmake)
-#   tests exercises.*        the generator on small fixtures (cmake/tests/exercises/), and every
+#                            solution/ header replaced by its exercise version (instructor/Handout.cmake)
+#   tests exercises.*        the generator on small fixtures (instructor/tests/), and every
 #                            chapter's markers (label exercises;cpu)
 
 # reduction_use_kernel_headers(<target>...): puts the current chapter's kernel headers on the
@@ -63,7 +63,7 @@ endfunction()
 # chapters are known (REDUCTION_CHAPTERS).
 function(reduction_add_exercise_tests)
   set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
-  set(tests_dir ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/exercises)
+  set(tests_dir ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests)
   set(work_dir ${CMAKE_BINARY_DIR}/exercise_tests)
   # A good fixture must come out exactly as its .expected file; each bad one must stop the
   # generator with the file and line that its first line names.
@@ -77,7 +77,7 @@ function(reduction_add_exercise_tests)
   endforeach()
 
   # Every chapter's solution headers generate, and every chapter with a solution/ has markers,
-  # except in a handout (cmake/Handout.cmake writes HANDOUT.md), where they are exercises already.
+  # except in a handout (instructor/Handout.cmake writes HANDOUT.md), where they are exercises already.
   string(REPLACE ";" "|" chapters "${REDUCTION_CHAPTERS}")
   set(require_markers ON)
   if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)

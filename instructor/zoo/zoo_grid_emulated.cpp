@@ -1,8 +1,8 @@
-// CPU test of a grid chapter's bug zoo (06 and 07; its zoo.txt, from which cmake/GenerateZoo.cmake
+// CPU test of a grid chapter's bug zoo (06 and 07; its list, instructor/zoo/<chapter>.txt, from which instructor/zoo/GenerateZoo.cmake
 // makes the wrong kernels and zoo_list.hpp, which names the chapter, its kernel and how many blocks
-// a launch needs; cmake/Zoo.cmake compiles this file once per chapter): every bug whose `caught:`
+// a launch needs; instructor/zoo/Zoo.cmake compiles this file once per chapter): every bug whose `caught:`
 // line names the emulator is caught by the CPU emulator (emulator.hpp) run as a grid, with the
-// findings zoo.txt names (emulator:<finding>), and the solution, launched the same way, has no
+// findings the zoo list names (emulator:<finding>), and the solution, launched the same way, has no
 // finding. Run with -s, or ctest -V, to see what each bug's findings say. At n = 1000 in blocks of
 // 64 threads: not a multiple of a block's segment, so the guards matter, and two warps a block,
 // so a barrier between warps matters.
@@ -60,7 +60,7 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator, as a grid: every bu
     for (const std::string& kind : emu::expected_kinds(bug.detectors)) {
       bool found = false;
       for (const auto& f : run.findings) found = found || kind == reduction::emulator::kind_name(f.kind);
-      INFO("the finding zoo.txt names: " << kind);
+      INFO("the finding the zoo list names: " << kind);
       CHECK(found);
     }
     std::cout << REDUCTION_ZOO_CHAPTER << " zoo, " << bug.name << " at n = " << kN << ", " << bug.blocks

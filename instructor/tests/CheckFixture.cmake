@@ -1,6 +1,6 @@
 # ctest helper: runs the exercise generator on one fixture, as the build runs it.
 #
-#   cmake -DGENERATOR=cmake/GenerateExercise.cmake -DFIXTURE=<name>.cuh -DWORK_DIR=<dir> -P CheckFixture.cmake
+#   cmake -DGENERATOR=instructor/GenerateExercise.cmake -DFIXTURE=<name>.cuh -DWORK_DIR=<dir> -P CheckFixture.cmake
 #
 # With <name>.cuh.expected beside it, the fixture must generate and come out as that file, byte for
 # byte. Without, its first line says how the generator must refuse it:

@@ -1,6 +1,6 @@
 // GPU test of a chapter's bug zoo for the detectors that need a GPU and a launcher: value,
-// nondeterministic, and the runs that compute-sanitizer watches (cmake/ZooSanitize.cmake). Compiled
-// once per chapter (cmake/Zoo.cmake) against the chapter's generated zoo_list.hpp, which gives each
+// nondeterministic, and the runs that compute-sanitizer watches (instructor/zoo/ZooSanitize.cmake). Compiled
+// once per chapter (instructor/zoo/Zoo.cmake) against the chapter's generated zoo_list.hpp, which gives each
 // bug with a launch: its launcher, the solution's, and the n and block it is run at.
 //
 //   <chapter>_zoo_gpu --bug NAME --detector value             the bug's int sum is wrong, the solution's right

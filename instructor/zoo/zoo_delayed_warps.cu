@@ -1,7 +1,7 @@
-// GPU test of a single-block chapter's bug zoo (its zoo.txt; cmake/GenerateZoo.cmake makes the wrong
-// kernels and zoo_list.hpp, which names the chapter and its kernel; cmake/Zoo.cmake compiles this
+// GPU test of a single-block chapter's bug zoo (its list, instructor/zoo/<chapter>.txt; instructor/zoo/GenerateZoo.cmake makes the wrong
+// kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
 // file once per chapter): with some warps' stores held back (common/testing/delayed.cuh), each bug
-// that zoo.txt gives to the delayed warps gives a wrong result in every one of 100 runs, and the
+// that the zoo list gives to the delayed warps gives a wrong result in every one of 100 runs, and the
 // solution, held back the same way, a right one in every run. The sizes: the most one block takes
 // (2048 elements, 32 warps) and 1000 (16 warps).
 #include <cstdint>

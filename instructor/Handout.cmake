@@ -1,7 +1,7 @@
-# Writes the students' tree (the `handout` target, cmake/Exercises.cmake):
+# Writes the students' tree (the `handout` target, instructor/Exercises.cmake):
 #
 #   cmake -DSOURCE_DIR=<repository> -DHANDOUT_DIR=<out> [-DBINARY_DIR=<build>] [-DGIT=<git>] [-DCHECK=ON]
-#         -P cmake/Handout.cmake
+#         -P instructor/Handout.cmake
 #
 # HANDOUT_DIR is emptied, then filled with the project's files: those git lists (tracked, and new
 # ones not ignored) when SOURCE_DIR is a git checkout, else every file but build folders and .git.
@@ -10,7 +10,7 @@
 # is left out, so the tree holds no solution; everything else is copied as it is: the README's
 # commands, the tests and REDUCTION_EXERCISES=ON work there as in the repository. HANDOUT.md at
 # its top tells the student what the tree is. CHECK=ON (the test exercises.handout) then checks
-# the tree; cmake/tests/handout_answers.py (the test exercises.handout_answers) looks in it for
+# the tree; instructor/tests/handout_answers.py (the test exercises.handout_answers) looks in it for
 # the solutions' code.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/GenerateExercise.cmake)
@@ -70,9 +70,9 @@ endforeach()
 
 # Files that hold the tutorial's kernels outside solution/ and that a student does not need:
 # benchmark/experiments.cu restates chapter 06's kernel and chapter 08's loop to time variants of
-# them (the benchmark skips its steps where it is missing), and each chapter's zoo.txt makes its
-# bugs by editing lines of the solution (cmake/GenerateZoo.cmake) and gives the answers.
-set(_handout_left_out "^benchmark/experiments\\.cu$|^[0-9][0-9]_[^/]+/zoo\\.txt$")
+# them (the benchmark skips its steps where it is missing), and the bug zoo (instructor/zoo/), whose
+# lists make their bugs by editing lines of the solution and give the answers.
+set(_handout_left_out "^benchmark/experiments\\.cu$|^instructor/zoo/")
 
 # A README shows some kernels as listings, each between the lines `<!-- answer -->` and
 # `<!-- end answer -->`: the handout has a note in its place.
@@ -126,7 +126,7 @@ foreach(relative IN LISTS files)
   endif()
 endforeach()
 
-# cmake/Exercises.cmake looks for this file: in a handout the solution/ headers are already
+# instructor/Exercises.cmake looks for this file: in a handout the solution/ headers are already
 # exercises, so they are not expected to carry markers.
 file(WRITE ${HANDOUT_DIR}/HANDOUT.md [=[
 # Exercises: the kernels are yours to write

@@ -1,6 +1,6 @@
 # Turns a chapter's solution header into the exercise version a student starts from:
 #
-#   cmake -DSOLUTION=<chapter>/solution/<name>.cuh -DEXERCISE=<out>/<name>.cuh -P cmake/GenerateExercise.cmake
+#   cmake -DSOLUTION=<chapter>/solution/<name>.cuh -DEXERCISE=<out>/<name>.cuh -P instructor/GenerateExercise.cmake
 #
 # The solution marks what the student writes (the marker lines are comments, so the solution
 # compiles as it is):
@@ -17,7 +17,7 @@
 # A marker out of place (nested, unclosed, an END, HINT or PLACEHOLDER outside an exercise, a
 # misspelt marker) stops the generator with `<file>:<line>: <what is wrong>`.
 #
-# cmake/Exercises.cmake runs this script at build time; cmake/Handout.cmake includes it for
+# instructor/Exercises.cmake runs this script at build time; instructor/Handout.cmake includes it for
 # reduction_generate_exercise().
 cmake_minimum_required(VERSION 3.25)
 
