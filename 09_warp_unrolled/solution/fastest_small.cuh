@@ -231,6 +231,11 @@ constexpr ClusterShape cluster_shape(std::size_t n) {
 template <typename Op, typename T, int kThreads>
 __global__ void __launch_bounds__(kThreads) cluster_kernel(const T* __restrict__ input, std::size_t n, T* result) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // EXERCISE: single_block_kernel's loads and additions over the cluster's threads (thread
+  // HINT: blockIdx.x * kThreads + threadIdx.x, stride gridDim.x * kThreads), block_total, then thread 0
+  // HINT: of each block stores its total in block 0's `block_totals` through
+  // HINT: cooperative_groups::this_cluster().map_shared_rank(...); cluster.sync(); warp 0 of block 0
+  // HINT: adds them (warp_total) and writes *result.
   using Vector = typename Lanes<T, true>::Vector;
   constexpr int kCount = Lanes<T, true>::count;
   constexpr int kLoads = FastestChoice::kLoadsInFlight;
@@ -266,6 +271,7 @@ __global__ void __launch_bounds__(kThreads) cluster_kernel(const T* __restrict__
     const T all = warp_total<Op, 32>(threadIdx.x < gridDim.x ? block_totals[threadIdx.x] : identity);
     if (threadIdx.x == 0) *result = all;
   }
+  // END EXERCISE
 #endif
 }
 
