@@ -84,6 +84,15 @@ def tables(rows):
                 cells.append(f"{c['cold'] / f['cold']:.3f}" if ok else "")
             out.append(f"| {size(n)} | " + " | ".join(cells) + " |")
         out.append("")
+        out.append("The same, batched (back to back, L2 not flushed), from 2^24:\n")
+        out.append("| n | " + " | ".join(f"{t} {op}" for t, op in combos) + " |")
+        out.append("|---" * (len(combos) + 1) + "|")
+        for n in [n for n in sizes if n >= 1 << 24]:
+            ks = [timed.get(("reduce", t, op, n), {}) for t, op in combos]
+            out.append(f"| {size(n)} | " + " | ".join(
+                f"{k['cub']['batch'] / k['09/fastest']['batch']:.3f}" if k.get("cub") and k.get("09/fastest")
+                and k["cub"]["batch"] and k["09/fastest"]["batch"] else "" for k in ks) + " |")
+        out.append("")
         # Large n in GB/s, sums; small n in microseconds beside the launch floor.
         out.append("Sums at 2^30, GB/s read (cold):\n")
         out.append("| type | fastest | cub | batch: fastest | batch: cub |")
