@@ -4,7 +4,7 @@
 #   test       every test in solution mode (CPU, GPU, and compute-sanitizer: the label sanitize)
 #   exercises  every test in exercise mode: exactly the kernel tests of unfinished chapters fail
 #   runs       each chapter's default run and the runs its lesson quotes (runs.log)
-#   bench      the benchmark: results.{md,csv,json} and chart.png in results/
+#   bench      the benchmark (bench.sh, nvbench): its JSON, and tables.md and tables.png from tables.py
 #   profile    Nsight Compute on chapters 03 and 04, beside their models
 # usage: benchmark/gpu_check.sh [stage ...]      logs go to $LOGS (default gpu-check/)
 set -uo pipefail
@@ -72,8 +72,8 @@ RUNS
       grep -E "^--- |verified|FAILED" "$LOGS/runs.log" | paste - - | awk '{print}' | head -60
       ;;
     bench)
-      python3 benchmark/benchmark.py --build $B --out "$LOGS/results" || status=1
-      python3 benchmark/plot.py "$LOGS/results/results.csv" "$LOGS/results/chart.png" || status=1
+      benchmark/bench.sh $B "$LOGS/results" || status=1
+      python3 benchmark/tables.py "$LOGS"/results/*.json --out "$LOGS/results/tables" || status=1
       ;;
     profile)
       python3 benchmark/profile.py --build $B 03_simple_kernel -- --n 2048 >"$LOGS/profile.md" 2>&1 || status=1

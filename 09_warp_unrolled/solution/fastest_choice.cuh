@@ -29,6 +29,12 @@ struct FastestChoice {
   // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
   // round, while the grid spreads the bytes over several at the price of the counter.
   static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
+  // Small n past one block, up to 2^16 elements, on Hopper and later: one launch of a cluster of up
+  // to 8 blocks (the portable cluster size), their totals met in distributed shared memory
+  // (fastest_small.cuh). nvbench, cold, on an H100: the grid path took 6.1 to 6.4 us from 2^15 to
+  // 2^16 ints, 3.2 us above an empty kernel's launch (benchmark/README.md).
+  static constexpr std::size_t kClusterMaxN = std::size_t(1) << 16;
+  static constexpr int kClusterMaxBlocks = 8;
   // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
   // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
   // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
@@ -63,6 +69,7 @@ struct FastestPlan {
   int rounds = 0;         // the tile path: rounds of loads in a tile
   bool to_words = false;  // the tile path: a sum finished through the words (tiles_to_words)
   int fold_block = 0;     // the tile path's fold (not to_words): its threads (fold_threads)
+  bool cluster = false;   // the cluster path (fastest_small.cuh): `grid` blocks in one cluster
 };
 
 // Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and

@@ -34,6 +34,9 @@
 #include <type_traits>
 #include <utility>
 
+#ifndef REDUCTION_EMULATOR
+#include <cooperative_groups.h>
+#endif
 #include "common/ops.hpp"
 #include "fastest.cuh"
 #include "fastest_choice.cuh"
@@ -200,6 +203,93 @@ void launch_single_block(const T* input, std::size_t n, T* result, cudaStream_t 
 }
 #endif  // REDUCTION_EMULATOR
 
+// Small n past one block (n <= FastestChoice::kClusterMaxN), on Hopper and later: one launch of a
+// thread block cluster, 2 to 8 blocks on as many multiprocessors, each block one round of loads as
+// above. The blocks' totals meet in the first block's shared memory (distributed shared memory),
+// behind one cluster barrier: no counter in global memory, no fence, no second launch. The grid
+// path it replaces there counted its blocks done with an atomic and a fence on each side, and its
+// last block read their results back from L2: two more trips to L2 after the loads.
+struct ClusterShape {
+  int threads = 0;  // per block: 512, or 1024 where 8 blocks of 512 would not hold n
+  int blocks = 0;   // a power of two, 2 to kClusterMaxBlocks; 0: not this path
+};
+
+template <typename T>
+constexpr ClusterShape cluster_shape(std::size_t n) {
+  using C = FastestChoice;
+  if (n > C::kClusterMaxN || single_block_threads<T>(n) != 0) return {};
+  const std::size_t vectors = (n + Lanes<T, true>::count - 1) / Lanes<T, true>::count;
+  for (int threads = 512; threads <= 1024; threads *= 2)
+    for (int blocks = 2; blocks <= C::kClusterMaxBlocks; blocks *= 2)
+      if (vectors <= std::size_t(threads) * blocks * C::kLoadsInFlight) return {threads, blocks};
+  return {};
+}
+
+#ifndef REDUCTION_EMULATOR  // clusters and distributed shared memory: the GPU only
+template <typename Op, typename T, int kThreads>
+__global__ void __launch_bounds__(kThreads) cluster_kernel(const T* __restrict__ input, std::size_t n, T* result) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // EXERCISE: single_block_kernel's loads and additions over the cluster's threads (thread
+  // HINT: blockIdx.x * kThreads + threadIdx.x, stride gridDim.x * kThreads), block_total, then thread 0
+  // HINT: of each block stores its total in block 0's `block_totals` through
+  // HINT: cooperative_groups::this_cluster().map_shared_rank(...); cluster.sync(); warp 0 of block 0
+  // HINT: adds them (warp_total) and writes *result.
+  using Vector = typename Lanes<T, true>::Vector;
+  constexpr int kCount = Lanes<T, true>::count;
+  constexpr int kLoads = FastestChoice::kLoadsInFlight;
+  const Op op{};
+  const T identity = Op::template identity<T>();
+  const std::size_t g = std::size_t(blockIdx.x) * kThreads + threadIdx.x, stride = std::size_t(gridDim.x) * kThreads;
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % sizeof(Vector) / sizeof(T);
+  const std::size_t to_boundary = misaligned ? kCount - misaligned : 0;
+  const std::size_t head = to_boundary < n ? to_boundary : n;
+  const std::size_t vectors = (n - head) / kCount, tail = head + vectors * kCount;
+  const auto* vector = reinterpret_cast<const Vector*>(input + head);
+  Vector v[kLoads];  // every load first, as in single_block_kernel
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) {
+    const std::size_t i = g + k * stride;
+    if (i < vectors) v[k] = load_vector<T>(vector + i);
+    else
+#pragma unroll
+      for (int j = 0; j < kCount; ++j) v[k].lane[j] = identity;
+  }
+  T sum = op(g < head ? __ldg(input + g) : identity, g < n - tail ? __ldg(input + tail + g) : identity);
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+    for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
+  const T total = block_total<Op, kThreads>(sum);
+  // Each block's total into block 0's slots, then the barrier that makes them visible there.
+  __shared__ T block_totals[FastestChoice::kClusterMaxBlocks];
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  if (threadIdx.x == 0) *cluster.map_shared_rank(&block_totals[0] + cluster.block_rank(), 0) = total;
+  cluster.sync();
+  if (cluster.block_rank() == 0 && threadIdx.x < 32) {
+    const T all = warp_total<Op, 32>(threadIdx.x < gridDim.x ? block_totals[threadIdx.x] : identity);
+    if (threadIdx.x == 0) *result = all;
+  }
+  // END EXERCISE
+#endif
+}
+
+template <typename Op, typename T>
+void launch_cluster(const T* input, std::size_t n, T* result, ClusterShape shape, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(shape.blocks));
+  config.blockDim = dim3(unsigned(shape.threads));
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = unsigned(shape.blocks);
+  cluster[0].val.clusterDim.y = cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  if (shape.threads == 512) CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_kernel<Op, T, 512>, input, n, result));
+  else CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_kernel<Op, T, 1024>, input, n, result));
+}
+#endif  // REDUCTION_EMULATOR
+
 // An element meets kLoadsInFlight - 1 additions in its lane's chain, log2(count) between the lanes,
 // the head and tail elements, then at most 5 + 5 levels of the block's tree.
 template <typename T>
@@ -211,6 +301,10 @@ constexpr std::size_t single_block_depth() {
 template <typename Op, typename T>
 FastestPlan fastest_plan(std::size_t n) {
   if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
+#ifndef REDUCTION_EMULATOR
+  if (const ClusterShape c = cluster_shape<T>(n); c.blocks != 0 && dependent_launch_supported())
+    return {false, c.threads, c.blocks, false, 0, false, 0, true};
+#endif
   return fastest_grid_plan<Op, T>(n);
 }
 
@@ -223,6 +317,11 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
   using C = FastestChoice;
   if (single_block_threads<T>(n) != 0) {
     launch_single_block<Op, T>(input, n, result, stream);
+    return;
+  }
+  // Clusters from Hopper (compute capability 9.0), which also brought the dependent launch.
+  if (const ClusterShape c = cluster_shape<T>(n); c.blocks != 0 && dependent_launch_supported()) {
+    launch_cluster<Op, T>(input, n, result, c, stream);
     return;
   }
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
@@ -241,8 +340,12 @@ std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
   if (single_block_threads<T>(n) != 0) return single_block_depth<T>();
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
-  if (plan.to_words) return tile_words_depth<T>(n, plan.block, plan.grid);
-  return grid_path_depth<T, C::kWide>(n, plan.block, plan.grid, plan.fold_block);
+  const std::size_t grid_bound = plan.to_words ? tile_words_depth<T>(n, plan.block, plan.grid)
+                                               : grid_path_depth<T, C::kWide>(n, plan.block, plan.grid, plan.fold_block);
+  // The cluster path, where the device takes it (else the grid path runs): a thread's chain of its
+  // head, tail and vectors' lanes, the block's tree, then 5 levels over the blocks' totals.
+  constexpr std::size_t cluster_bound = C::kLoadsInFlight * Lanes<T, true>::count + 1 + kShuffleTree + 5;
+  return cluster_shape<T>(n).blocks != 0 ? std::max(grid_bound, cluster_bound) : grid_bound;
 }
 
 }  // namespace ch09
