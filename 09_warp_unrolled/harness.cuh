@@ -4,7 +4,7 @@
 // that run take place for the block size, and the plan `fastest` picks for n (one block, or a
 // grid); and its --sizes mode: the chosen kernels (fastest and cub unless --kernel names others)
 // timed at many sizes in one process, alternating run by run, one row per size and operator
-// (benchmark/sweep.py reads the rows), each size reducing a prefix of one input.
+// each size reducing a prefix of one input.
 //
 // The kernels are in solution/, a header for each idea, in the order of the lesson:
 // warp_finish.cuh (warp_volatile, warp_syncwarp), unrolled.cuh, shuffle.cuh; for fastest,

@@ -3,7 +3,7 @@
 // ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
 // GPU, ceilings and upload, the runs, the comparison with cub, the report. --sizes times fastest
 // against cub (or the kernels named) at many sizes instead, one row per size and operator
-// (harness.cuh; benchmark/sweep.py drives it for the three types).
+// (harness.cuh).
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
 //   09_warp_unrolled --sizes LIST|standard [--op sum|max|min|all] [--kernel K,K] [--type ...] [--json]
