@@ -3,7 +3,7 @@
 // program explains before its runs (with or without a GPU): where the tree steps of the kernels
 // that run take place for the block size, and the plan `fastest` picks for n (one block, or a
 // grid); and its --sizes mode: the chosen kernels (fastest and cub unless --kernel names others)
-// timed at many sizes in one process, alternating run by run, one row per size and operator
+// timed at many sizes in one process, alternating run by run, one row per size and operator,
 // each size reducing a prefix of one input.
 //
 // The kernels are in solution/, a header for each idea, in the order of the lesson:
