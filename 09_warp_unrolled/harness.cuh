@@ -242,7 +242,15 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
                 : "each storing its result; a second launch of one block adds them in order") +
            "\n           (on Hopper and later, set up while the first runs)";
   }
-  return "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
+  const std::string cluster =
+      cluster_shape<T>(n).blocks != 0
+          ? "on Hopper and later one launch of a cluster of " + std::to_string(cluster_shape<T>(n).blocks) +
+                " blocks of " + std::to_string(cluster_shape<T>(n).threads) +
+                " threads, whose totals meet in block 0's shared memory
+           behind one cluster barrier; "
+                "before Hopper "
+          : "";
+  return cluster + "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
          std::to_string(C::kBlock) + " threads, one wave;\n           the last block to finish adds the blocks' results";
 }
@@ -254,7 +262,7 @@ inline std::string launch_of(const FastestPlan& plan) {
 
 // A plan in the report's JSON (fastest_plan, and the --sizes rows).
 inline reduction::Json plan_json(const FastestPlan& plan) {
-  return {{"path", plan.single_block ? "single_block" : plan.tiles ? "tiles" : "grid"},
+  return {{"path", plan.single_block ? "single_block" : plan.cluster ? "cluster" : plan.tiles ? "tiles" : "grid"},
           {"block", plan.block},
           {"grid", plan.grid}};
 }
