@@ -24,6 +24,11 @@ TEMPLATE_TEST_CASE("chapter 06's kernel on the CPU emulator: every size, both bl
                                               ch06::block_count(n, int(block)), block, ch06::depth(n, int(block)),
                                               ch06::shared_bytes, seed + n))
         return;
+  const std::size_t n = emu::kLargestBlockSize;
+  const int block = int(emu::kLargestBlock);
+  emu::check_grid_solution<TestType>("chapter 06", &ch06::hierarchical_kernel<Checked<TestType>>, n,
+                                     ch06::block_count(n, block), emu::kLargestBlock, ch06::depth(n, block),
+                                     ch06::shared_bytes, seed);
 }
 
 // Wrong grid kernels, written here, that the emulator must catch: without these, a grid check that

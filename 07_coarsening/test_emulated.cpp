@@ -22,7 +22,11 @@ bool check_factor(std::uint64_t seed) {
                                        ch07::block_count(n, int(block), kCoarse), block,
                                        ch07::depth<kCoarse>(n, int(block)), ch07::shared_bytes, seed + n))
         return false;
-  return true;
+  const std::size_t n = emu::kLargestBlockSize;
+  const int block = int(emu::kLargestBlock);
+  return emu::check_grid_solution<V>(chapter.c_str(), &ch07::coarsened_kernel<kCoarse, Checked<V>>, n,
+                                     ch07::block_count(n, block, kCoarse), emu::kLargestBlock,
+                                     ch07::depth<kCoarse>(n, block), ch07::shared_bytes, seed);
 }
 
 // Integers must be exact; floating-point sums within the chapter's depth() of rounded additions.

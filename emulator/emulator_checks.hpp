@@ -82,6 +82,11 @@ bool check_solution(const char* chapter, Kernel kernel, std::size_t n, std::size
 // so that n = 5000 takes 79 or 40 blocks (each run a few milliseconds).
 inline const std::vector<std::size_t> kGridSizes = {1, 2, 31, 32, 33, 1000, 2047, 2048, 5000};
 inline const std::vector<unsigned> kGridBlocks = {32, 64};
+// And once at the largest block a program launches, so that a kernel written for one block size (a
+// shared array of fixed length, say) cannot pass here and fail in the program: n = 5000 in blocks
+// of 1024 threads, a partial last block among them.
+constexpr unsigned kLargestBlock = 1024;
+constexpr std::size_t kLargestBlockSize = 5000;
 
 // `kernel` (a grid kernel for Checked<V>) launched as <<<blocks, threads, threads x sizeof(Checked<V>)>>>
 // on a fresh input of n elements: the sum within `depth` rounded additions in every schedule (the
