@@ -26,7 +26,7 @@ using namespace reduction;
 
 // The kernels --kernel takes: the chapter's one, with its depth (the float tolerance) and whether
 // its float result is the same on every run. A build for instructors (cmake
-// -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+// -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (instructor/zoo/), which run only by name.
 template <typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
   std::vector<Variant<MultiBlockLaunch<T>>> list = {

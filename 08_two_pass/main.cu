@@ -26,7 +26,7 @@ using namespace reduction;
 namespace {
 
 // The kernels --kernel takes: the chapter's registry (kernels.cuh). A build for instructors
-// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (zoo.txt), which run only by name.
+// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (instructor/zoo/), which run only by name.
 template <typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
   auto list = ch08::variants<T>();

@@ -238,7 +238,7 @@ template <typename Launch> struct Variant {
   std::size_t (*depth)(std::size_t n, int block);
   bool deterministic;  // same float result on every run (false where atomics set the order)
   int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
-  // Only for a wrong kernel of the bug zoo (zoo.txt), in a build for instructors: the name of the
+  // Only for a wrong kernel of the bug zoo (instructor/zoo/), in a build for instructors: the name of the
   // chapter's kernel it is one edit of. It runs only when --kernel names it.
   const char* zoo_of = nullptr;
 };

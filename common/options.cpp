@@ -170,7 +170,7 @@ void print_variants(const ChapterInfo& info, bool json) {
   for (std::size_t i = 0; i < listed.size(); ++i) {
     const auto& v = listed[i];
     if (v.zoo && (i == 0 || !listed[i - 1].zoo))
-      std::cout << "\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when --kernel names them\n";
+      std::cout << "\nthe bug zoo (instructor/zoo/): kernels wrong on purpose, run only when --kernel names them\n";
     std::cout << std::left << std::setw(static_cast<int>(width)) << v.name << "  " << v.idea << "\n";
   }
 }

@@ -92,7 +92,7 @@ struct Dim3 {
   unsigned x = 0, y = 0, z = 0;
 };
 
-// What a run can find. The names are those a zoo.txt writes after `emulator:`.
+// What a run can find. The names are those a bug list of instructor/zoo/ writes after `emulator:`.
 // bad_warp_mask: a warp collective (__syncwarp, a shuffle) whose mask leaves out the calling lane
 // or names a lane the block does not have, a shuffle that reads a lane outside its mask, or a
 // shuffle width that is not a power of two up to 32. endless_loop: a block that passes

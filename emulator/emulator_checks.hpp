@@ -130,7 +130,7 @@ bool check_passes_solution(const std::string& kernel, const std::vector<Pass<V>>
                        run);
 }
 
-// The kinds of finding that a zoo.txt `caught:` line asks of the emulator: "emulator:race" gives
+// The kinds of finding that a bug list's `caught:` line (instructor/zoo/) asks of the emulator: "emulator:race" gives
 // {"race"}, "emulator:race,wrong_value" both; "emulator" alone, any finding (empty list).
 inline std::vector<std::string> expected_kinds(const std::string& detectors) {
   std::istringstream words(detectors);
@@ -165,7 +165,7 @@ void check_bug_caught(const char* chapter, const char* bug, const std::string& d
   for (const std::string& kind : expected_kinds(detectors)) {
     bool found = false;
     for (const Finding& f : run.findings) found = found || kind == kind_name(f.kind);
-    INFO("the finding zoo.txt names: " << kind);
+    INFO("the finding the bug list names: " << kind);
     CHECK(found);
   }
   std::cout << chapter << " zoo, " << bug << " at n = " << n << ", 2 rows:\n";

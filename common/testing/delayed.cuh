@@ -24,7 +24,7 @@ static __device__ std::uint32_t late_warps;
 // About half a millisecond (10^6 cycles at 2 GHz): far longer than the other warps take for a
 // whole 2048-element tree. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
 // a sleep between 0 and 2t). Which warps are late matters more than how long: see the zoo test
-// (emulator/zoo_delayed_warps.cu).
+// (instructor/zoo/zoo_delayed_warps.cu).
 constexpr long long kDelayCycles = 1000000;
 }  // namespace delayed
 

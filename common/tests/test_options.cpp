@@ -291,7 +291,7 @@ TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marke
   const auto [json_status, json] = parse_printing(i, {"--list", "--json"});
   CHECK(text_status == 0);
   CHECK(text ==
-        "a        idea a\nb        idea b\n\nthe bug zoo (zoo.txt): kernels wrong on purpose, run only when "
+        "a        idea a\nb        idea b\n\nthe bug zoo (instructor/zoo/): kernels wrong on purpose, run only when "
         "--kernel names them\nzoo.bug  wrong on purpose\n");
   CHECK(json_status == 0);
   CHECK(json ==
