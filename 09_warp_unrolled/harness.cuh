@@ -246,10 +246,9 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
       cluster_shape<T>(n).blocks != 0
           ? "on Hopper and later one launch of a cluster of " + std::to_string(cluster_shape<T>(n).blocks) +
                 " blocks of " + std::to_string(cluster_shape<T>(n).threads) +
-                " threads, whose totals meet in block 0's shared memory
-           behind one cluster barrier; "
-                "before Hopper "
-          : "";
+                " threads, whose totals meet in block 0's shared memory\n"
+                "           behind one cluster barrier; before Hopper "
+          : std::string();
   return cluster + "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
          std::to_string(C::kBlock) + " threads, one wave;\n           the last block to finish adds the blocks' results";
