@@ -96,7 +96,7 @@ struct Dim3 {
 // bad_warp_mask: a warp collective (__syncwarp, a shuffle) whose mask leaves out the calling lane
 // or names a lane the block does not have, a shuffle that reads a lane outside its mask, or a
 // shuffle width that is not a power of two up to 32. endless_loop: a block that passes
-// kMaxBarriers barriers, or a thread that makes kMaxAccessesPerStep loads and stores between two,
+// kMaxBarriers barriers, or whose threads make kMaxAccessesPerStep loads and stores between two,
 // without finishing (the run stops there instead of hanging).
 enum class FindingKind {
   kRace,
@@ -111,8 +111,8 @@ enum class FindingKind {
 constexpr std::size_t kFindingKinds = 8;
 const char* kind_name(FindingKind kind);
 
-constexpr unsigned kMaxBarriers = 10000;
-constexpr std::uint64_t kMaxAccessesPerStep = 4000000;
+constexpr unsigned kMaxBarriers = 1000;
+constexpr std::uint64_t kMaxAccessesPerStep = 1000000;
 
 struct Finding {
   FindingKind kind;

@@ -199,12 +199,12 @@ while(NOT rest STREQUAL "")
   elseif(key STREQUAL "caught")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
-      set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value|bad_warp_mask)")
+      set(finding "(race|out_of_bounds|uninitialized_read|divergent_barrier|result_not_written|wrong_value|bad_warp_mask|endless_loop)")
       set(gpu "(delayed_warps|value|nondeterministic|memcheck|racecheck|synccheck)")
       if(NOT detector MATCHES "^(emulator(:${finding}(,${finding})*)?|${gpu})$")
         _zoo_error(${number} "unknown detector ${detector} (emulator, emulator:<finding>[,<finding>...], "
                    "delayed_warps, value, nondeterministic, memcheck, racecheck, synccheck. The findings: race, "
-                   "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value, bad_warp_mask)")
+                   "out_of_bounds, uninitialized_read, divergent_barrier, result_not_written, wrong_value, bad_warp_mask, endless_loop)")
       endif()
     endforeach()
     set(_caught_${bug} "${value}")
