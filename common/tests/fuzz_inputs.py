@@ -250,10 +250,10 @@ def worker_cases(work):
     floats = [0.0] * n
     floats[700 * per_row:700 * per_row + 4] = [3e38] * 4
     doubles_text = ["0"] * n
-    doubles_text[700 * 2:700 * 2 + 2] = ["1.7e308", "1.7e308"]  # --rows 2^20: rows of two
+    doubles_text[700 * per_row:700 * per_row + 2] = ["1.7e308", "1.7e308"]  # the same rows, as text
     files = [("rows_overflow_float.npy", npy(dictionary("'<f4'", "(%d,)" % n), struct.pack("<%df" % n, *floats)),
               ["--rows", str(rows)]),
-             ("rows_overflow_double.txt", ("\n".join(doubles_text) + "\n").encode(), ["--rows", "2^20"])]
+             ("rows_overflow_double.txt", ("\n".join(doubles_text) + "\n").encode(), ["--rows", str(rows)])]
     cases = []
     for name, data, args in files:
         path = os.path.join(work, name)
