@@ -156,7 +156,7 @@ TEST_CASE("memory at n = 1024: requests and sectors per step and per launch", "[
   }
 }
 
-TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no step races", "[chapter03]") {
+TEST_CASE("for every swept n: n - 1 additions, every operand inside the array, and no step races", "[chapter03]") {
   sb::testing::check_every_n_adds_inside_without_races(&emulated<std::int32_t>);
 }
 

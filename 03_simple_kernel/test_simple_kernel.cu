@@ -6,7 +6,7 @@
 //  - the recording: the kernel itself, run on elements that log their loads and stores
 //    (emulator/traced.cuh), takes the steps of the emulated run, line for line
 //    and value for value, so the trace and the counts (thread slots, requests, sectors) are the
-//    same: for every n from 1 to 2048 in int, and for the sizes that matter in float and double
+//    same: for the swept sizes from 1 to 2048 in int, and for the sizes that matter in float and double
 //    (the counts depend on the element size, the values on the type).
 #include <cstdint>
 #include <cstring>
@@ -128,10 +128,8 @@ void check_recording(const std::vector<std::size_t>& sizes) {
   }
 }
 
-TEST_CASE("the recording is the emulated run: every n from 1 to 2048 (int)", "[chapter03][gpu]") {
-  std::vector<std::size_t> every_n;
-  for (std::size_t n = 1; n <= sb::kMaxElements; ++n) every_n.push_back(n);
-  check_recording<std::int32_t>(every_n);
+TEST_CASE("the recording is the emulated run: the swept sizes from 1 to 2048 (int)", "[chapter03][gpu]") {
+  check_recording<std::int32_t>(sb::testing::swept_sizes());
 }
 
 TEMPLATE_TEST_CASE("the recording is the emulated run: the sizes that matter", "[chapter03][gpu]", float,

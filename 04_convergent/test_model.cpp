@@ -103,7 +103,7 @@ TEST_CASE("memory: adjacent threads, adjacent addresses, every fetched byte used
   }
 }
 
-TEST_CASE("for every n: n - 1 additions, every operand inside the array, and no step races", "[chapter04]") {
+TEST_CASE("for every swept n: n - 1 additions, every operand inside the array, and no step races", "[chapter04]") {
   sb::testing::check_every_n_adds_inside_without_races(&emulated<std::int32_t>);
 }
 

@@ -113,10 +113,23 @@ inline bool step_has_race(const Steps& steps) {
   return false;
 }
 
-// For every n: n - 1 additions, every operand inside its array (the input's n elements, or the
-// block's partial sums), and no step in which one thread touches what another writes.
-inline void check_every_n_adds_inside_without_races(AccessesOf accesses_of) {
+// The sizes the tests sweep, from 1 to kMaxElements: every n up to five warps' worth of pairs
+// (160), every power of two from there with its two neighbours, and every 13th n between, so that
+// each residue of a warp and of a block's pairs comes up. A tenth of the 2048 sizes, for the same
+// kinds of mistake: a guard off by one, a stride that skips, a block size that is wrong.
+inline std::vector<std::size_t> swept_sizes() {
+  std::vector<std::size_t> sizes;
   for (std::size_t n = 1; n <= kMaxElements; ++n) {
+    const bool near_power_of_two = ((n - 1) & (n - 2)) == 0 || (n & (n - 1)) == 0 || ((n + 1) & n) == 0;
+    if (n <= 160 || near_power_of_two || n % 13 == 0) sizes.push_back(n);
+  }
+  return sizes;
+}
+
+// For every swept n: n - 1 additions, every operand inside its array (the input's n elements, or
+// the block's partial sums), and no step in which one thread touches what another writes.
+inline void check_every_n_adds_inside_without_races(AccessesOf accesses_of) {
+  for (std::size_t n : swept_sizes()) {
     INFO("n = " << n);
     const Steps steps = steps_of(accesses_of(std::vector<std::int32_t>(n)));
     std::size_t adds = 0;
