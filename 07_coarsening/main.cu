@@ -39,7 +39,8 @@ std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
 constexpr double kClearlySlower = 1.05;
 
 template <typename T>
-int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options);
+int sum_input(const std::vector<T>& data, std::size_t n, const std::string& source, const ChapterInfo& info,
+              const Options& options);
 
 int main(int argc, char** argv) {
   // The options: the shared ones (common/program.hpp), with --block, --hot-l2 and --coarse.
@@ -74,11 +75,24 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
 
+  // Without a GPU the random input is not made (512 MiB by default): the analysis needs only its
+  // reference, made a piece at a time. A file is still read and checked, so that its errors are the
+  // same on every machine.
+  if (options.input.empty() && !probe_gpu().usable)
+    return run_guarded(info.name, [&] {
+      return dispatch_type(options.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const int status =
+            sum_input(std::vector<T>(), options.n, "random, seed " + std::to_string(options.seed), info, options);
+        if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
+        return status;
+      });
+    });
   // The input: --n random elements of --type, or the file of --input. run_guarded turns a failure
   // into its exit status: 2 for bad input, 3 for a CUDA error.
   return run_guarded(info.name, [&] {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
-      const int status = sum_input(data, source, info, options);
+      const int status = sum_input(data, data.size(), source, info, options);
       if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
       return status;
     });
@@ -87,14 +101,16 @@ int main(int argc, char** argv) {
 
 // Everything after the input: the reference, the analysis, the runs on the GPU, the report.
 template <typename T>
-int sum_input(const std::vector<T>& data, const std::string& source, const ChapterInfo& info, const Options& options) {
-  const std::size_t n = data.size(), input_bytes = n * sizeof(T);
+int sum_input(const std::vector<T>& data, std::size_t n, const std::string& source, const ChapterInfo& info,
+              const Options& options) {
+  const std::size_t input_bytes = n * sizeof(T);
   const int block = options.block;
   Report report(info, options);
   report.set_input(data_type_of<T>(), n, source);
 
   // The CPU reference: exact for int; for floats each kernel's order of additions sets its own bound.
-  const Reference<T> ref = reference_sum(data.data(), n);
+  // `data` holds the n elements, or nothing where there is no GPU to reduce them (main).
+  const Reference<T> ref = data.size() == n ? reference_sum(data.data(), n) : reference_in_pieces<Sum, T>(n, options.seed);
   if (ref.exact)
     report.set_reference(ref, 0);
   else

@@ -208,6 +208,41 @@ std::vector<T> generate_input(std::size_t n, std::uint64_t seed, Distribution d 
   return data;
 }
 
+// The reference of generate_input(n, seed) under Op, the input made and reduced 2^24 elements at a
+// time and never held whole: without a GPU that is all a program's analysis needs of it (06 to 09).
+// The pieces' references are joined as chapter 10 joins its shards' (exact for integers, max and min).
+template <typename Op, typename T>
+Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed) {
+  constexpr std::size_t kPiece = std::size_t(1) << 24;
+  std::vector<T> piece;
+  Reference<T> whole = reference_reduce<Op>(piece.data(), 0);
+  std::uint32_t wrapped_sum = 0;
+  std::int64_t wide_sum = 0;
+  for (std::size_t begin = 0; begin < n; begin += kPiece) {
+    piece.resize(std::min(kPiece, n - begin));
+    parallel_chunks(piece.size(), cpu_workers(piece.size()), [&](std::size_t b, std::size_t e, unsigned) {
+      for (std::size_t i = b; i < e; ++i) piece[i] = random_element<T>(seed, begin + i, Distribution::Default);
+    });
+    const Reference<T> part = reference_reduce<Op>(piece.data(), piece.size());
+    if constexpr (!std::is_same_v<Op, Sum>) {
+      whole.value = Op{}(whole.value, part.value), whole.precise = static_cast<long double>(whole.value);
+    } else if constexpr (std::is_integral_v<T>) {
+      wrapped_sum += static_cast<std::uint32_t>(part.value), wide_sum += static_cast<std::int64_t>(part.value);
+      whole.wrapped = whole.wrapped || part.wrapped;
+      whole.value = static_cast<T>(wrapped_sum), whole.precise = static_cast<long double>(whole.value);
+      whole.wrapped = whole.wrapped || wide_sum != static_cast<std::int64_t>(whole.value);
+    } else {
+      whole.precise += part.precise, whole.magnitude += part.magnitude, whole.error += part.error;
+      whole.value = static_cast<T>(whole.precise);
+    }
+  }
+  if constexpr (std::is_same_v<Op, Sum> && !std::is_integral_v<T>) {
+    whole.error += gamma_bound<long double>((n + kPiece - 1) / kPiece) * whole.magnitude;
+    detail::check_fits<T>("sum", whole.magnitude, "the sum of the elements' magnitudes");
+  }
+  return whole;
+}
+
 using HostData = std::variant<std::vector<std::int32_t>, std::vector<float>, std::vector<double>>;
 
 inline DataType data_type_of(const HostData& data) {
