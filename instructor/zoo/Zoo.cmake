@@ -97,7 +97,7 @@ function(reduction_add_zoo header)
     target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     add_dependencies(${cpu_target} ${chapter}_zoo)
     add_test(NAME ${chapter}.zoo_emulated COMMAND ${cpu_target})
-    set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo")
+    set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo" TIMEOUT 600)
     set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${cpu_target})  # built by cpu_tests (asan)
   endif()
 
