@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
   info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
   info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
+  info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
   for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(32, 1024);
   info.default_n = std::size_t(1) << 27;  // 512 MiB of int, ten times an H100's L2: the run measures memory
   info.device_room = device_room;         // a GPU too small for --n says so before the input is made
+  info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
   for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);

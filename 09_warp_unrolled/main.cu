@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
   info.check_block = power_of_two_block(1, 1024);  // unrolled takes any block; below 32, only it (the check below)
   info.default_n = std::size_t(1) << 28;           // 1 GiB of int: twenty times an H100's L2
   info.device_room = device_room;                  // a GPU too small for --n says so before the input is made
+  info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
   const auto registry = kernels<Sum, int>();
   for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;

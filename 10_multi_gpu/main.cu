@@ -292,6 +292,7 @@ int main(int argc, char** argv) {
   info.default_n = std::size_t(1) << 28;  // 1 GiB of int in all: far past every L2, and it fits any GPU
   info.has_block = false;                 // fastest brings its own block size
   info.variants = {variant()};            // --list, --kernel
+  info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
   Options options;
   Settings settings;  // the chapter's own options: --gpus, --vector-max (above)
   if (const auto parsed = parse_options(info, options, settings, processes, argc, argv)) return *parsed;

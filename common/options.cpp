@@ -348,7 +348,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   // applies. The generated input alone takes n elements of host memory; a size the machine cannot
   // hold is refused here, before anything is allocated.
   // The limit is the machine's or, where it is tighter, its cgroup's (common/limits.cpp).
-  if (options.input.empty())
+  if (options.input.empty() && (!info.makes_input || info.makes_input()))
     if (auto why = memory_refusal(options.n, options.type == DataType::Double ? 8 : 4,
                                   std::to_string(options.n) + " " + type_name(options.type) + " elements"))
       return fail("--n " + std::to_string(options.n) + " is too large: " + *why);

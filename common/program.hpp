@@ -85,6 +85,10 @@ struct ChapterInfo {
   // For GPU chapters: why a GPU that is present cannot hold `bytes` of input, or nothing if it can
   // (or if there is no GPU: the analysis still runs). Asked before any input is generated.
   std::function<std::optional<std::string>(std::size_t bytes)> device_room;
+  // Whether the program makes the random input of --n, which the host memory must then hold (unset:
+  // it always does). A GPU chapter whose analysis needs only the reference, made a piece at a time,
+  // makes it only where there is a GPU to reduce it.
+  std::function<bool()> makes_input;
 };
 
 struct Options {

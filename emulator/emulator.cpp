@@ -663,12 +663,14 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
   if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
   if (++accesses_in_step_ > kMaxAccessesPerStep) {  // a loop with no barrier that never ends
-    Event event;
-    event.text = "block " + std::to_string(block_) + ": its threads made " + std::to_string(kMaxAccessesPerStep) +
-                 " loads and stores without reaching a barrier or returning: an endless loop? (thread " +
-                 std::to_string(current_) + " was running; a loop whose index or bound never changes, say; the run "
-                 "stops here)";
-    record(FindingKind::kEndlessLoop, event);
+    {  // the event goes before the thread stops: a stopped thread's stack is never unwound
+      Event event;
+      event.text = "block " + std::to_string(block_) + ": its threads made " + std::to_string(kMaxAccessesPerStep) +
+                   " loads and stores without reaching a barrier or returning: an endless loop? (thread " +
+                   std::to_string(current_) + " was running; a loop whose index or bound never changes, say; the "
+                   "run stops here)";
+      record(FindingKind::kEndlessLoop, event);
+    }
     stop_thread();
   }
   if (schedule_ == Schedule::kInterleaved) yield();                  // let the next thread in first
