@@ -265,9 +265,11 @@ int main(int argc, char** argv) {
       return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
              escaped(sizes_text) + "'";
     sizes = *parsed;
-    // One input of the largest size (below): it must fit in memory, as --n's must.
+    // One input of the largest size (below): it must fit in memory, as --n's must (without a GPU,
+    // where none is made, in the machine's).
     if (auto why = memory_refusal(sizes.back(), options.type == DataType::Double ? 8 : 4,
-                                  std::to_string(sizes.back()) + " " + type_name(options.type) + " elements"))
+                                  std::to_string(sizes.back()) + " " + type_name(options.type) + " elements",
+                                  !info.makes_input()))
       return "--sizes " + std::to_string(sizes.back()) + " is too large: " + *why;
     // --sizes compares these two, unless --kernel names others.
     if (options.kernels == default_variant_names(info)) options.kernels = {"fastest", "cub"};

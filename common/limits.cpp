@@ -129,8 +129,12 @@ std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root, const st
   return limit;
 }
 
-std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what) {
-  const auto limit = memory_limit();
+std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what,
+                                          bool machine_only) {
+  std::optional<MemoryLimit> limit;
+  if (!machine_only) limit = memory_limit();
+  else if (const auto machine = host_memory_bytes())
+    limit = MemoryLimit{*machine, "this machine has " + std::to_string(*machine) + " bytes of memory"};
   if (!limit || count <= limit->bytes / element_bytes) return std::nullopt;
   const std::string needed = count > std::numeric_limits<std::uint64_t>::max() / element_bytes
                                  ? "more than " + std::to_string(std::numeric_limits<std::uint64_t>::max())

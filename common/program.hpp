@@ -121,9 +121,11 @@ std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, c
 // The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
 std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",
                                         const std::string& self_cgroup = "/proc/self/cgroup");
-// Why `count` elements of `element_bytes` cannot be held in memory_limit(), in words that start with
-// `what` ("--n 5 int elements"), or nothing if they can.
-std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what);
+// Why `count` elements of `element_bytes` cannot be held in memory_limit() (with machine_only, in
+// the machine's memory, whatever the cgroup's limit), in words that start with `what` ("--n 5 int
+// elements"), or nothing if they can.
+std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what,
+                                          bool machine_only = false);
 
 // The names of the chapter's variants, in its order: what --kernel takes.
 std::vector<std::string> variant_names(const ChapterInfo& info);
