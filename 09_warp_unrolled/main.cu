@@ -1,17 +1,14 @@
 // Chapter 09 program: the warp-level finish, the unrolled tree, shuffles and `fastest`, each checked
 // and timed beside cub::DeviceReduce in one table (column vs_cub), against the copy and read
 // ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
-// GPU, ceilings and upload, the runs, the comparison with cub, the report. --sizes times fastest
-// against cub (or the kernels named) at many sizes instead, one row per size and operator
-// (harness.cuh).
+// GPU, ceilings and upload, the runs, the comparison with cub, the report. (Size by size, every
+// kernel against cub: benchmark/, on nvbench.)
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
-//   09_warp_unrolled --sizes LIST|standard [--op sum|max|min|all] [--kernel K,K] [--type ...] [--json]
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -210,7 +207,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The options: the shared ones (common/program.hpp), --op, --hot-l2 and --sizes.
+  // The options: the shared ones (common/program.hpp), --op and --hot-l2.
   ChapterInfo info;
   info.name = "09_warp_unrolled";
   info.title = "the warp: a barrier-free finish, the unrolled tree, shuffles, and the library ceiling";
@@ -223,17 +220,10 @@ int main(int argc, char** argv) {
   for (const auto& v : registry) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
-  std::string op_text = "sum", sizes_text;
-  cli.add_option("--op", op_text, "operator; all: sum, max and min in turn (with --sizes)", {"sum", "max", "min", "all"});
+  std::string op_text = "sum";
+  cli.add_option("--op", op_text, "operator", {"sum", "max", "min"});
   cli.add_flag("--hot-l2", options.hot_l2,
                "time small inputs from L2: every run reads the same copy (default: rotate copies, see the report)");
-  cli.add_option("--sizes", sizes_text,
-                 "time the kernels at each of these sizes instead, alternating (comma-separated counts, or standard: 2^k "
-                 "for k = 0..30, 2^k - 1, 2^k + 1 and 10^k up to 10^9), one row each");
-  // `--sizes ''` is a size list that names no size, not an absent one.
-  bool sizes_given = false;
-  for (int i = 1; i < argc; ++i)
-    sizes_given = sizes_given || std::strcmp(argv[i], "--sizes") == 0 || std::strncmp(argv[i], "--sizes=", 8) == 0;
   cli.add_check([&]() -> std::optional<std::string> {  // the warp finishes and shuffles reduce whole warps
     for (const auto& v : registry)
       if (options.block < v.min_block && ch09::contains(options.kernels, v.name))
@@ -241,14 +231,7 @@ int main(int argc, char** argv) {
                std::to_string(v.min_block) + " threads a block (it reduces whole warps)";
     return std::nullopt;
   });
-  std::vector<OpKind> ops = {OpKind::Sum};
   cli.add_check([&]() -> std::optional<std::string> {
-    if (op_text == "all") {
-      if (!sizes_given) return std::string("--op all goes with --sizes; one run takes one operator");
-      ops = {OpKind::Sum, OpKind::Max, OpKind::Min};
-      return std::nullopt;
-    }
-    ops = {*parse_op(op_text)};
     std::vector<std::string> offered;  // the kernels that take max and min
     for (const auto& v : ch09::variants<Max, int>()) offered.push_back(v.name);
     if (op_text == "sum" || std::any_of(options.kernels.begin(), options.kernels.end(),
@@ -256,66 +239,38 @@ int main(int argc, char** argv) {
       return std::nullopt;
     return "--op " + op_text + ": the chosen kernels add only; " + join(offered) + " take " + op_text;
   });
-  std::vector<std::size_t> sizes;
-  cli.add_check([&]() -> std::optional<std::string> {
-    if (!sizes_given) return std::nullopt;
-    if (!options.input.empty()) return std::string("--sizes makes its own input (one per --type); --input does not apply");
-    const auto parsed = ch09::parse_sizes(sizes_text);
-    if (!parsed)
-      return "--sizes takes counts of at least 1 separated by commas (1,1000,2^20) or standard, got '" +
-             escaped(sizes_text) + "'";
-    sizes = *parsed;
-    // One input of the largest size (below): it must fit in memory, as --n's must (without a GPU,
-    // where none is made, in the machine's).
-    if (auto why = memory_refusal(sizes.back(), options.type == DataType::Double ? 8 : 4,
-                                  std::to_string(sizes.back()) + " " + type_name(options.type) + " elements",
-                                  !info.makes_input()))
-      return "--sizes " + std::to_string(sizes.back()) + " is too large: " + *why;
-    // --sizes compares these two, unless --kernel names others.
-    if (options.kernels == default_variant_names(info)) options.kernels = {"fastest", "cub"};
-    for (const auto& v : info.variants)  // run_sizes times the chapter's registry, ch09::variants
-      if (v.zoo && ch09::contains(options.kernels, v.name))
-        return "--sizes times the chapter's own kernels; " + v.name + " is one of the bug zoo's";
-    return std::nullopt;
-  });
   if (auto status = cli.parse(argc, argv)) return *status;
-  if (!sizes.empty()) options.n = sizes.back();  // one input of the largest size; smaller sizes reduce a prefix
-  // Without a GPU, the random input is not made (1 GiB by default, 4 GiB for --sizes standard): the
-  // analysis needs only its reference, made a piece at a time, and --sizes not even that. A file
-  // is still read and checked below, so that its errors are the same on every machine.
+  const OpKind op_kind = *parse_op(op_text);
+  // Everything after the input, for its type and the operator; `n` elements, of which `data` holds
+  // all, or none where there is no GPU to reduce them.
+  const auto rest = [&](const auto& data, std::size_t n, const std::string& source) {
+    using T = typename std::decay_t<decltype(data)>::value_type;
+    Report report(info, options);
+    report.set_input(data_type_of<T>(), n, source);
+    const int status = dispatch_op(op_kind, [&](auto op) {
+      using Op = decltype(op);
+      if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered by --op
+      else return reduce<Op>(data, n, options, report);
+    });
+    // Said after the report, so never beside the one line of a bad input.
+    if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+    return status;
+  };
+  // Without a GPU the random input is not made (1 GiB by default): the analysis needs only its
+  // reference, made a piece at a time. A file is still read and checked below, so that its errors
+  // are the same on every machine.
   if (options.input.empty() && !probe_gpu().usable)
     return run_guarded(info.name, [&] {
       return dispatch_type(options.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        Report report(info, options);
-        report.set_input(data_type_of<T>(), options.n, "random, seed " + std::to_string(options.seed));
-        const std::vector<T> none;
-        const int status = !sizes.empty() ? ch09::run_sizes(none, options, report, sizes, ops)
-                                          : dispatch_op(ops.front(), [&](auto op) {
-                                              using Op = decltype(op);
-                                              if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);
-                                              else return reduce<Op>(none, options.n, options, report);
-                                            });
-        if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
-        return status;
+        return rest(std::vector<typename decltype(tag)::type>(), options.n,
+                    "random, seed " + std::to_string(options.seed));
       });
     });
 
-  // The input (--n random elements of --type, or --input FILE), then the rest for its type and operator.
+  // The input (--n random elements of --type, or --input FILE), then the rest.
   return run_guarded(info.name, [&] {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
-      using T = typename std::decay_t<decltype(data)>::value_type;
-      Report report(info, options);
-      report.set_input(data_type_of<T>(), data.size(), source);
-      const int status = !sizes.empty() ? ch09::run_sizes(data, options, report, sizes, ops)
-                                        : dispatch_op(ops.front(), [&](auto op) {
-                                            using Op = decltype(op);
-                                            if constexpr (std::is_same_v<Op, Product>) return int(kBadUsage);  // not offered
-                                            else return reduce<Op>(data, data.size(), options, report);
-                                          });
-      // Said after the report, so never beside the one line of a bad input.
-      if (ch09::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
-      return status;
+      return rest(data, data.size(), source);
     });
   });
 }

@@ -200,9 +200,9 @@ def option_cases(rng):
         # --list skipped every check (`--list --n garbage` exited 0); without --list, 2 anyway.
         ["--list", "--n", "garbage"], ["--list", "--seed", "-1"], ["--list", "--reps", "0"], ["--list", "--warmup", ""],
         ["--list", "--input", ""],
-        # Chapter options with a newline or ESC in the value (09's --sizes, 10's --gpus and
-        # --vector-max printed them raw, over two lines), and an empty size list (taken as absent).
-        ["--sizes", "1,\x1b[2J\n2"], ["--sizes", ""], ["--gpus", "2\n\x1b[31m"], ["--vector-max", "a\nb\x1b"],
+        # Chapter options with a newline or ESC in the value (10's --gpus and --vector-max printed
+        # them raw, over two lines).
+        ["--gpus", "2\n\x1b[31m"], ["--vector-max", "a\nb\x1b"],
     ]
     cases = [("opt_%d" % k, args, BAD) for k, args in enumerate(bad)]
     # Random printable and unprintable garbage as option values (never only digits).
