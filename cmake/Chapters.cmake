@@ -179,12 +179,14 @@ function(reduction_add_tests chapter kind)
                            PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
   endif()
   if(kind STREQUAL "gpu")
-    reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter})
+    # COST: with no timings of an earlier run, ctest starts the tests of highest cost first, so the
+    # long ones (tens of seconds) do not start last and keep ctest -j waiting.
+    reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter} PROPERTIES COST 50)
   else()
     add_test(NAME ${chapter}.cpu_tests COMMAND ${target} ${filter})
     # A kernel that never ends is the emulator's finding (endless_loop); a loop with no memory access
     # in it is not, so the test has a time limit too, well above the slowest run on a busy laptop.
-    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 600)
+    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
     _reduction_guard()
   endif()
 endfunction()
@@ -322,5 +324,6 @@ function(reduction_add_tour)
   # 77, which the tour accepts; with one, every chapter must verify its result.
   add_test(NAME tour COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tour)
   # The tour's programs take up to a few GiB of device memory each: not beside a [huge] test.
-  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK "reduction_gpu_memory;reduction_build" TIMEOUT 1200)
+  set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK "reduction_gpu_memory;reduction_build" TIMEOUT 1200
+                                       COST 100)
 endfunction()

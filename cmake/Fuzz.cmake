@@ -15,7 +15,7 @@ function(reduction_add_fuzz_test)
     add_test(NAME common.fuzz
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/tests/fuzz_inputs.py
               --work-dir ${CMAKE_BINARY_DIR}/fuzz ${programs})
-    set_tests_properties(common.fuzz PROPERTIES LABELS "common;cpu;fuzz" TIMEOUT 300)
+    set_tests_properties(common.fuzz PROPERTIES LABELS "common;cpu;fuzz" TIMEOUT 300 COST 50)
   else()
     message(WARNING "python3 was not found: the fuzz test (common.fuzz) is left out")
   endif()
