@@ -31,11 +31,11 @@
 
 namespace ch09 {
 
-// The registry. warp_volatile, warp_syncwarp and unrolled add (sum only); shuffle, fastest and
-// cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
+// The registry. warp_volatile, warp_syncwarp and unrolled add (sum only); shuffle, fastest,
+// reproducible and cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
 // The smallest block each takes (the last field, 32 where left out): `unrolled` goes down to one
 // thread; warp_volatile, warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes,
-// the warp finishes read 32 lanes' slots); fastest and cub choose their own block and ignore it.
+// the warp finishes read 32 lanes' slots); fastest, reproducible and cub choose their own block.
 template <typename Op, typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> list;
@@ -55,6 +55,8 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
                   "shuffles, 16-byte loads 4 in flight: one block for small n, else one launch whose last block "
                   "finishes; from 16 MiB, a block per tile and a second launch over the tiles",
                   launch_fastest<Op, T>, fastest_depth<Op, T>, true, 1});
+  list.push_back({"reproducible", "fastest's paths chosen from n alone: the same bits on any GPU (gpu_to_gpu)",
+                  launch_reproducible<Op, T>, reproducible_depth<Op, T>, true, 1});
   list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true, 1});
   return list;
 }
@@ -204,12 +206,12 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
   } else if (contains(kernels, "unrolled")) {
     text << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
   }
-  const bool fastest = contains(kernels, "fastest"), cub = contains(kernels, "cub");
-  if (fastest || cub)
-    text << (lesson ? "           " : "block      ")
-         << (fastest && cub ? "fastest and cub choose their own blocks" : fastest ? "fastest chooses its own block"
-                                                                                 : "cub chooses its own block")
-         << "\n";
+  std::vector<std::string> own;  // the kernels that choose their own block
+  for (const char* name : {"fastest", "reproducible", "cub"})
+    if (contains(kernels, name)) own.push_back(name);
+  if (!own.empty())
+    text << (lesson ? "           " : "block      ") << reduction::join(own, own.size() == 2 ? " and " : ", ")
+         << (own.size() == 1 ? " chooses its own block" : " choose their own blocks") << "\n";
 }
 
 // fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and

@@ -114,7 +114,7 @@ TEMPLATE_TEST_CASE("every variant at every block size it accepts", "[chapter09]"
   for (int block = 1; block <= 1024; block *= 2) check_registry<Sum>(data, block);
 }
 
-TEMPLATE_TEST_CASE("shuffle, fastest and cub take max and min", "[chapter09]", std::int32_t, float, double) {
+TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[chapter09]", std::int32_t, float, double) {
   using T = TestType;
   const std::size_t n = GENERATE(as<std::size_t>{}, 1, 2, 33, 1025, (1 << 20) + 3);
   const auto seed = testing::fresh_seed();
@@ -124,7 +124,7 @@ TEMPLATE_TEST_CASE("shuffle, fastest and cub take max and min", "[chapter09]", s
     check_registry<Max>(data, block);
     check_registry<Min>(data, block);
   }
-  CHECK(ch09::variants<Max, T>().size() == 3);  // the three that add only are not offered
+  CHECK(ch09::variants<Max, T>().size() == 4);  // the three that add only are not offered
 }
 
 TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09]", std::int32_t, float, double) {
@@ -495,6 +495,58 @@ TEMPLATE_TEST_CASE("float results are the same bits run after run", "[chapter09]
       all_same = all_same && same_bits(first, run_variant(v, input.data(), n, 256, scratch));
     CHECK(all_same);
   }
+}
+
+// Run to run is not GPU to GPU: fastest's grid path sizes its grid from the multiprocessors, so
+// a GPU of another size adds a float sum's elements in other groups and may round it otherwise.
+// Here the grid is forced to what GPUs of 16 to 144 multiprocessors would launch. reproducible
+// chooses from n alone (its plan takes no GPU), so its bits are those of every GPU: here, the
+// same on every run and, from 16 MiB, fastest's own (the same tile path).
+TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 MiB, reproducible's do not",
+                   "[chapter09]", float, double) {
+  using T = TestType;
+  using C = ch09::FastestChoice;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  DeviceScratch scratch;
+  int sizes_that_differ = 0;
+  const std::size_t sizes[] = {100003, (1 << 20) + 3, 2000003};
+  for (const std::size_t n : sizes) {
+    INFO("n " << n);
+    const auto data = fresh_input<T>(n, seed + n);
+    const auto ref = reference_sum(data.data(), n);
+    DeviceBuffer<T> input(data);
+    std::vector<T> by_gpu_size;
+    for (const int multiprocessors : {16, 66, 108, 114, 132, 144}) {
+      const ch09::FastestPlan plan = ch09::fastest_grid_plan<Sum, T>(n, multiprocessors);
+      REQUIRE_FALSE(plan.tiles);
+      by_gpu_size.push_back(run_once<T>([&](T* result) {
+        ch09::launch_fastest_grid<Sum, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(
+            input.data(), n, result, plan.block, plan.grid, scratch, 0);
+      }));
+      CHECK_MATCHES(by_gpu_size.back(), ref,
+                    tolerance(ref, ch09::grid_path_depth<T, C::kWide>(n, plan.block, plan.grid)));
+    }
+    for (const T x : by_gpu_size)
+      if (!same_bits(x, by_gpu_size.front())) {
+        ++sizes_that_differ;
+        break;
+      }
+    const T first = run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); });
+    CHECK_MATCHES(first, ref, tolerance(ref, ch09::reproducible_depth<Sum, T>(n, 0)));
+    for (int run = 0; run < 5; ++run)
+      CHECK(same_bits(first, run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); })));
+  }
+  // Random floats of mixed signs: three sizes, six grids each, all the same bits would be a
+  // coincidence. (This is the lesson's claim, measured; a failure here means fastest's grid
+  // path no longer depends on the GPU, and the README must say so.)
+  CHECK(sizes_that_differ > 0);
+  // From 16 MiB fastest takes the same tiles, so the same bits.
+  const std::size_t large = C::kTilesFromBytes / sizeof(T) + 5;
+  const auto data = fresh_input<T>(large, seed);
+  DeviceBuffer<T> input(data);
+  const T tiles = run_once<T>([&](T* r) { ch09::launch_fastest<Sum, T>(input.data(), large, r, 0, scratch, 0); });
+  CHECK(same_bits(tiles, run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), large, r, 0, scratch, 0); })));
 }
 
 TEST_CASE("the unrolled dispatch takes exactly the powers of two from 1 to 1024", "[chapter09]") {

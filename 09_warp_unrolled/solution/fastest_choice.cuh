@@ -98,12 +98,13 @@ constexpr int tile_rounds(std::size_t n) {
 // takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
 // round a thread, at least one block per multiprocessor and at most one wave; from
 // kTilesFromBytes, the tile path: kBlock threads, one block per tile of tile_rounds() rounds of loads.
+// `multiprocessors`: the GPU's (0), or as many as another GPU has (a test of what that changes).
 template <typename Op, typename T>
-FastestPlan fastest_grid_plan(std::size_t n) {
+FastestPlan fastest_grid_plan(std::size_t n, int multiprocessors = 0) {
   using C = FastestChoice;
   const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
   const std::size_t count = Lanes<T, C::kWide>::count;
-  const std::size_t sms = std::size_t(ch08::multiprocessors());
+  const std::size_t sms = std::size_t(multiprocessors ? multiprocessors : ch08::multiprocessors());
   const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
   if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
     return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
@@ -113,7 +114,7 @@ FastestPlan fastest_grid_plan(std::size_t n) {
     if (tiles_to_words<Op, T>()) return {false, C::kBlock, grid, true, rounds, true, 0};
     return {false, C::kBlock, grid, true, rounds, false, fold_threads<T>(unsigned(grid), C::kBlock)};
   }
-  const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0);
+  const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0) / ch08::multiprocessors() * sms;
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
 

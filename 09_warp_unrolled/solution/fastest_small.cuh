@@ -335,6 +335,42 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
 }
 #endif  // REDUCTION_EMULATOR
 
+// The same bits on any GPU (cub's determinism level gpu_to_gpu). fastest's grid path follows the
+// GPU's multiprocessors, so a float sum's partition, and with it the rounding, changes with the GPU;
+// the cluster path exists from Hopper on. `reproducible` decides from n alone: the single-block
+// path, else the tile path at every size (tiles of one round, 64 KiB), whose sums are added exactly
+// and rounded once. The cost: between the two, tiles where fastest would spread a grid.
+template <typename Op, typename T>
+FastestPlan reproducible_plan(std::size_t n) {
+  using C = FastestChoice;
+  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
+  const std::size_t tile = std::size_t(C::kBlock) * C::kLoadsInFlight * Lanes<T, true>::count;
+  const int grid = int((n + tile - 1) / tile);
+  return {false, C::kBlock, grid, true, 1, tiles_to_words<Op, T>(),
+          tiles_to_words<Op, T>() ? 0 : fold_threads<T>(unsigned(grid), C::kBlock)};
+}
+
+#ifndef REDUCTION_EMULATOR
+template <typename Op, typename T>
+void launch_reproducible(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
+                         cudaStream_t stream) {
+  const FastestPlan plan = reproducible_plan<Op, T>(n);
+  if (plan.single_block)
+    launch_single_block<Op, T>(input, n, result, stream);
+  else
+    launch_fastest_tiles<Op, T, FastestChoice::kLoadsInFlight, tiles_to_words<Op, T>()>(
+        input, n, result, plan.block, plan.grid, 1, plan.fold_block, scratch, stream);
+}
+#endif  // REDUCTION_EMULATOR
+
+template <typename Op, typename T>
+std::size_t reproducible_depth(std::size_t n, int /*block: its own*/) {
+  const FastestPlan plan = reproducible_plan<Op, T>(n);
+  if (plan.single_block) return single_block_depth<T>();
+  return plan.to_words ? tile_words_depth<T>(n, plan.block, plan.grid)
+                       : grid_path_depth<T, true>(n, plan.block, plan.grid, plan.fold_block);
+}
+
 template <typename Op, typename T>
 std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   using C = FastestChoice;
