@@ -4,12 +4,8 @@
 // Below some thousands of elements moving the bytes takes no time: a reduction costs its launch
 // and the chain of steps inside it that wait for one another. The grid path's chain is long for
 // that: the loads, the block's tree, the block's result stored and fenced, the atomic, the last
-// block's loads of every result, a second tree. cub::DeviceReduce has a path of its own for small
-// inputs: up to one tile (on sm_90, 256 threads x 16 items of 4 bytes, 4096 ints or floats, 8 items
-// or 2048 doubles: Policy600 in CCCL's tuning_reduce.cuh) it launches one block that writes the
-// result itself. A full tile it reads with four 16-byte loads per thread; a tile that is not full,
-// one element at a time, in a loop in which the first element and the first (items - 1) % 4 are
-// loads of their own, outside the four-way unrolled part (its PTX in this toolkit).
+// block's loads of every result, a second tree. cub::DeviceReduce, too, launches a single block
+// for small inputs (up to 4096 ints or floats on sm_90).
 //
 // This path does the least a reduction of n elements must: one launch of one block, whose every
 // thread issues all of its loads at once, 16-byte vectors (at most kLoadsInFlight of them) and the
