@@ -31,11 +31,11 @@
 
 namespace ch09 {
 
-// The registry. warp_volatile, warp_syncwarp and unrolled add (sum only); shuffle, fastest,
+// The registry. warp_volatile, warp_syncwarp, unrolled and exact add (sum only); shuffle, fastest,
 // reproducible and cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
 // The smallest block each takes (the last field, 32 where left out): `unrolled` goes down to one
 // thread; warp_volatile, warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes,
-// the warp finishes read 32 lanes' slots); fastest, reproducible and cub choose their own block.
+// the warp finishes read 32 lanes' slots); fastest, reproducible, exact and cub choose their own block.
 template <typename Op, typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> list;
@@ -57,6 +57,9 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
                   launch_fastest<Op, T>, fastest_depth<Op, T>, true, 1});
   list.push_back({"reproducible", "fastest's paths chosen from n alone: the same bits on any GPU (gpu_to_gpu)",
                   launch_reproducible<Op, T>, reproducible_depth<Op, T>, true, 1});
+  if constexpr (std::is_same_v<Op, reduction::Sum>)
+    list.push_back({"exact", "every input added exactly, the total rounded once: the correctly rounded sum",
+                    launch_exact<Op, T>, exact_depth, true, 1});
   list.push_back({"cub", "cub::DeviceReduce, the library ceiling", launch_cub<Op, T>, cub_depth, true, 1});
   return list;
 }
@@ -207,7 +210,7 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
     text << "           unrolled: all " << levels << " steps inside one warp, behind __syncwarp() only\n";
   }
   std::vector<std::string> own;  // the kernels that choose their own block
-  for (const char* name : {"fastest", "reproducible", "cub"})
+  for (const char* name : {"fastest", "reproducible", "exact", "cub"})
     if (contains(kernels, name)) own.push_back(name);
   if (!own.empty())
     text << (lesson ? "           " : "block      ") << reduction::join(own, own.size() == 2 ? " and " : ", ")

@@ -10,6 +10,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -124,7 +125,7 @@ TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[
     check_registry<Max>(data, block);
     check_registry<Min>(data, block);
   }
-  CHECK(ch09::variants<Max, T>().size() == 4);  // the three that add only are not offered
+  CHECK(ch09::variants<Max, T>().size() == 4);  // the four that add only are not offered
 }
 
 TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09]", std::int32_t, float, double) {
@@ -547,6 +548,85 @@ TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 M
   DeviceBuffer<T> input(data);
   const T tiles = run_once<T>([&](T* r) { ch09::launch_fastest<Sum, T>(input.data(), large, r, 0, scratch, 0); });
   CHECK(same_bits(tiles, run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), large, r, 0, scratch, 0); })));
+}
+
+// The exact sum of x rounded once, on the CPU: each element into the words, exact_total at the end
+// (exact_sum.cuh; test_exact_sum.cpp checks that arithmetic).
+struct AddToWords {  // a plain addition (no lambda: exact_add is a host and device function)
+  long long* words;
+  REDUCTION_HD void operator()(int w, long long piece) const { words[w] += piece; }
+};
+template <typename T>
+T exact_reference(const std::vector<T>& x) {
+  std::vector<long long> words(ch09::ExactFormat<T>::kWords, 0);
+  for (const T v : x) ch09::exact_add(v, AddToWords{words.data()});
+  return ch09::exact_total<T>(words.data());
+}
+
+// Inputs made to break a sum that is not exact: cancellation of the largest values, magnitudes from
+// the smallest subnormal to the largest finite value, halfway cases, every sign, infinities and NaN;
+// each scattered over 2^20 zeros (some of them -0), so that its elements meet in different blocks.
+TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs made to break it", "[chapter09]", float,
+                   double) {
+  using T = TestType;
+  using L = std::numeric_limits<T>;
+  const T big = L::max(), tiny = L::denorm_min(), eps = L::epsilon(), inf = L::infinity();
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<T>> cases = {
+      {T(1)},
+      {big, T(1), -big},                      // 1: the largest values cancel exactly
+      {big, big, -big},                       // big: a sum in this order passes infinity on the way
+      {big, big},                             // infinity: too large to round to a finite value
+      {T(1), eps / 2},                        // a tie: rounds to even, 1
+      {T(1), eps / 2, tiny},                  // just above the tie: 1 + eps
+      {-T(1), -eps / 2, tiny},                // just below the negative tie's size: -1
+      {tiny, tiny, -tiny, L::min(), -L::min()},
+      {inf, T(1)}, {-inf, big}, {inf, -inf}, {T(1), L::quiet_NaN()}};
+  std::vector<T> spread;  // every exponent, random signs, then all but a few taken away again
+  for (int e = L::min_exponent - L::digits; e < L::max_exponent; ++e)
+    spread.push_back(std::ldexp(T(1) + T(rng() % 1000) * eps, e) * (rng() % 2 ? 1 : -1));
+  const std::size_t kept = spread.size();
+  for (std::size_t i = 0; i < kept; ++i)
+    if (i % 97 != 0) spread.push_back(-spread[i]);
+  cases.push_back(spread);
+  DeviceScratch scratch;
+  for (const auto& values : cases) {
+    std::vector<T> data((1 << 20) + 7, T(0));
+    for (std::size_t i = 0; i < data.size(); i += 3) data[i] = -T(0);
+    for (const T v : values) data[rng() % data.size()] = v;  // a collision only changes the case
+    const T want = exact_reference(data);
+    INFO("case of " << values.size() << " values, exact sum rounded once " << want);
+    DeviceBuffer<T> input(data);
+    for (const std::size_t offset : {0, 1}) {  // from a 16-byte boundary, and past it
+      const T got = run_once<T>([&](T* r) {
+        ch09::launch_exact<Sum, T>(input.data() + offset, data.size() - offset, r, 0, scratch, 0);
+      });
+      const T want_here = offset ? exact_reference(std::vector<T>(data.begin() + offset, data.end())) : want;
+      CHECK((std::isnan(want_here) ? std::isnan(got) : same_bits(got, want_here)));
+    }
+  }
+}
+
+// One block, each thread past 2^14 elements of one window (where a float's double register must go
+// to the shared words first), of both signs: the sum cancels down to its last bits, compared bit for bit.
+TEMPLATE_TEST_CASE("exact: one block, each thread's register emptied many times", "[chapter09]", float, double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<T> data(256 * ((1 << 14) + 3000));
+  for (auto& x : data) x = T(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
+  DeviceBuffer<T> input(data);
+  DeviceScratch scratch;
+  const T got = run_once<T>([&](T* result) {
+    long long* words = ch09::sum_words_for(scratch.get_as<T>(1), 0);
+    ch09::exact_kernel<T, 256><<<1, 256>>>(input.data(), data.size(), words);
+    ch09::words_kernel<T><<<1, 32>>>(words, result);
+    CUDA_CHECK_LAUNCH();
+  });
+  CHECK(same_bits(got, exact_reference(data)));
 }
 
 TEST_CASE("the unrolled dispatch takes exactly the powers of two from 1 to 1024", "[chapter09]") {

@@ -250,6 +250,7 @@ __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) 
     *result = total;
   }
 }
+
 #else  // the host compiler (the CPU tests; the emulator, whose tiles store slots)
 template <typename T>
 void add_to_words(T total, long long* words, unsigned lane);  // declared, never called
