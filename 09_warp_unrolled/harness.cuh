@@ -5,8 +5,9 @@
 //
 // The kernels are in solution/, a header for each idea, in the order of the lesson:
 // warp_finish.cuh (warp_volatile, warp_syncwarp), unrolled.cuh, shuffle.cuh; for fastest,
-// fastest.cuh (its grid path), fastest_choice.cuh (the knobs the measurements picked) and
-// fastest_small.cuh (its single-block path, and the launcher that picks a path); cub_reduce.cuh.
+// fastest.cuh (its grid and tile paths) and fastest_small.cuh (the knobs the measurements picked,
+// its single-block path, and the launcher that picks a path); same_bits.cuh (reproducible, exact);
+// cub_reduce.cuh.
 // Every one reduces input[0, n) into result[0] through the launcher shape of chapters 06 to 09.
 #pragma once
 
@@ -25,6 +26,7 @@
 #include "common/reference.hpp"
 #include "cub_reduce.cuh"
 #include "fastest_small.cuh"
+#include "same_bits.cuh"
 #include "shuffle.cuh"
 #include "unrolled.cuh"
 #include "warp_finish.cuh"
@@ -64,13 +66,11 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return list;
 }
 
-// The second ceiling: a plain streaming read of the bytes the kernels read. A reduction reads its
-// input once and writes one value, and DRAM serves reads alone faster than the mix of reads and
-// writes a copy makes: the best reductions pass 100 % of the copy ceiling, so 09 holds `fastest`
-// and cub against this one (describe_ceilings, common/gpu.cuh, reports it beside the copy).
-// The read ceiling's kernel reads `vectors` 16-byte words. Each thread XORs what it reads into one
-// register and writes it only if it equals one particular value: the store, which the compiler
-// cannot prove dead, keeps every load alive, and in practice nothing is written.
+// The second ceiling: a plain streaming read of the bytes the kernels read. DRAM serves reads alone
+// faster than a copy's mix of reads and writes, so the best reductions pass 100 % of the copy
+// ceiling; 09 holds them against this one too. Each thread XORs what it reads into a register and
+// stores it only if it equals one particular value: a store the compiler cannot prove dead keeps
+// every load alive, and in practice nothing is written.
 namespace detail {
 
 // `chunk` 0: the grid strides over all the vectors; else block b reads vectors [b chunk, (b + 1)

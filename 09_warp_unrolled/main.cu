@@ -96,10 +96,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Allocation and upload (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when
-  // it goes); the read ceiling reads the input itself when it is large enough to stream from DRAM.
-  // An input that fits in L2 is copied until the copies do not, and each run reads the next copy
-  // (unless --hot-l2).
+  // Allocation and upload; the read ceiling reads the input itself where it streams from DRAM. An
+  // input that fits in L2 is copied until the copies do not, each run reading the next (common/gpu.cuh).
   const DeviceBuffer<T> input(data);
   ceilings.read = ch09::measure_read_ceiling(input.data(), bytes, device->l2_bytes, options.warmup, options.reps);
   RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
@@ -127,10 +125,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     runs.push_back(std::move(run));
   }
 
-  // The read ceiling: the fastest read of these bytes that anything in this run achieved. The plain
-  // read is one way of reading them, not the fastest there is (cub has beaten it on an H100), and a
-  // ceiling that a kernel passes flatters every share of it. So a kernel that read faster than the
-  // plain read becomes the ceiling, and no kernel is ever above 100 % of it.
+  // The read ceiling: the fastest read of these bytes in this run. A kernel that read faster than the
+  // plain read becomes the ceiling, so that no kernel is above 100 % of it.
   double read_ceiling = ceilings.read.gbps;
   std::string read_ceiling_by = "the plain read";
   for (const auto& r : runs)

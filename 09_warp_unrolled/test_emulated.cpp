@@ -18,7 +18,6 @@
 REDUCTION_EMULATOR_DYNAMIC_SHARED(ch09)  // what the warp finishes' `extern __shared__ ... shared_bytes[]` names
 #define REDUCTION_EMULATOR               // the headers' launchers need the CUDA runtime: left out
 #include "fastest.cuh"
-#include "fastest_choice.cuh"
 #include "fastest_small.cuh"
 #include "shuffle.cuh"
 #include "unrolled.cuh"

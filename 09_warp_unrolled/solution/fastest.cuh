@@ -3,7 +3,7 @@
 //
 // Large n, the grid path (fastest_kernel). Each knob is a template argument so that
 // `experiments knobs` (benchmark/experiments.cu) can time every combination; FastestChoice
-// (fastest_choice.cuh) holds the ones the measurements picked.
+// (fastest_small.cuh) holds the ones the measurements picked.
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
@@ -31,7 +31,7 @@
 //    in one atomic instruction, with the same bits on every run (FastestChoice::kExactFloatSums).
 //  - every other reduction: each block stores its total in its slot, and a second launch of one
 //    block (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take
-//    tiles of two rounds: fastest_choice.cuh.)
+//    tiles of two rounds: fastest_small.cuh.)
 // The tiles read the input as read once (load_once), so that L2 keeps what is read again. On
 // Hopper the second launch is a programmatic dependent launch: set up while the first runs, it
 // waits in the kernel for the first to finish instead of being launched after it.

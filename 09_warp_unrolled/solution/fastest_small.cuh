@@ -1,5 +1,5 @@
-// Chapter 09, step 5 continued: fastest's single-block path for small n, and at the end of this
-// file fastest itself, which picks the path (by FastestChoice, fastest_choice.cuh) and launches it.
+// Chapter 09, step 5 continued: what fastest chooses at each size (FastestChoice), its single-block
+// path for small n, and at the end of this file fastest itself, which picks the path and launches it.
 //
 // Below some thousands of elements moving the bytes takes no time: a reduction costs its launch
 // and the chain of steps inside it that wait for one another. The grid path's chain is long for
@@ -34,13 +34,114 @@
 #include <cooperative_groups.h>
 #endif
 #include "common/ops.hpp"
+#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
 #include "fastest.cuh"
-#include "fastest_choice.cuh"
 #include "shuffle.cuh"
 
 namespace ch09 {
 
 using reduction::DeviceScratch;
+
+// ---- What fastest chooses at each size, from the measurements. Its grid path (fastest.cuh) takes
+// every knob as a template argument so that `experiments knobs` (benchmark/experiments.cu) can time
+// them all; FastestChoice names the winners, and fastest_grid_plan the grid path's block and grid.
+
+
+// What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
+// measurements). The program prints the choice for its n.
+struct FastestChoice {
+  // Every path: 16-byte loads, four in flight per thread before the first is added.
+  static constexpr bool kWide = true;
+  static constexpr int kLoadsInFlight = 4;
+  // Small n: one block of 32 to 1024 threads (single_block_threads), each thread at most
+  // kLoadsInFlight vectors, so the whole input is one round of loads: up to 1024 x 4 x 16 bytes =
+  // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
+  // round, while the grid spreads the bytes over several at the price of the counter.
+  static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
+  // Small n past one block, up to 2^16 elements, on Hopper and later: one launch of a cluster of up
+  // to 8 blocks (the portable cluster size), their totals met in distributed shared memory.
+  static constexpr std::size_t kClusterMaxN = std::size_t(1) << 16;
+  static constexpr int kClusterMaxBlocks = 8;
+  // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
+  // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
+  // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
+  // multiprocessors. Not more blocks than that: each counts itself done on the one counter, and
+  // atomics on one address are served one after another.
+  static constexpr int kMidBlock = 256;
+  static constexpr int kMidBlocksPerMultiprocessor = 2;
+  // Large n, below kTilesFromBytes: 1024-thread blocks striding over the whole input, one wave of
+  // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), kBlock threads a tile of one
+  // round of loads (64 KiB). One wave leaves multiprocessors idle at its end; the tiles keep them
+  // busy, as 07's grid does. Max and min of doubles take tiles of two rounds, which kept them level
+  // with cub. The tile path's sums finish through exact words (exact_sum.cuh), not the fold: the
+  // same bits on every run.
+  static constexpr bool kExactFloatSums = true;
+  static constexpr bool kOnePass = true;
+  static constexpr bool kChunked = false;
+  static constexpr int kBlock = 1024;
+  static constexpr std::size_t kTilesFromBytes = std::size_t(16) << 20;
+};
+
+// Where fastest runs n: one block (the single-block path), the grid path, or the tile path, with
+// this block and grid.
+struct FastestPlan {
+  bool single_block = false;
+  int block = 0;
+  int grid = 0;
+  bool tiles = false;
+  int rounds = 0;         // the tile path: rounds of loads in a tile
+  bool to_words = false;  // the tile path: a sum finished through the words (tiles_to_words)
+  int fold_block = 0;     // the tile path's fold (not to_words): its threads (fold_threads)
+  bool cluster = false;   // the cluster path (fastest_small.cuh): `grid` blocks in one cluster
+};
+
+// Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and
+// float and double sums with kExactFloatSums (on; off, they take the fold, as max and min do).
+template <typename Op, typename T>
+constexpr bool tiles_to_words() {
+  return std::is_same_v<Op, reduction::Sum> && (std::is_integral_v<T> || FastestChoice::kExactFloatSums);
+}
+
+// Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
+// of 4-byte elements (FastestChoice, on max and min of doubles).
+template <typename Op, typename T>
+constexpr bool one_round_tiles() {
+  return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8;
+}
+
+// The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: from
+// kTilesFromBytes, one round (one_round_tiles), else two.
+template <typename Op, typename T>
+constexpr int tile_rounds(std::size_t n) {
+  if (n * sizeof(T) < FastestChoice::kTilesFromBytes) return 0;
+  return one_round_tiles<Op, T>() ? 1 : 2;
+}
+
+// The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
+// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
+// round a thread, at least one block per multiprocessor and at most one wave; from
+// kTilesFromBytes, the tile path: kBlock threads, one block per tile of tile_rounds() rounds of loads.
+// `multiprocessors`: the GPU's (0), or as many as another GPU has (a test of what that changes).
+template <typename Op, typename T>
+FastestPlan fastest_grid_plan(std::size_t n, int multiprocessors = 0) {
+  using C = FastestChoice;
+  const auto kernel = fastest_kernel<Op, T, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>;
+  const std::size_t count = Lanes<T, C::kWide>::count;
+  const std::size_t sms = std::size_t(multiprocessors ? multiprocessors : ch08::multiprocessors());
+  const std::size_t mid_round = std::size_t(C::kMidBlock) * C::kLoadsInFlight * count;
+  if (n <= C::kMidBlocksPerMultiprocessor * sms * mid_round)
+    return {false, C::kMidBlock, ch08::grid_for(n, mid_round, C::kMidBlocksPerMultiprocessor * int(sms))};
+  const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * count;
+  if (const int rounds = tile_rounds<Op, T>(n); rounds != 0) {
+    const int grid = int((n + rounds * round - 1) / (rounds * round));
+    if (tiles_to_words<Op, T>()) return {false, C::kBlock, grid, true, rounds, true, 0};
+    return {false, C::kBlock, grid, true, rounds, false, fold_threads<T>(unsigned(grid), C::kBlock)};
+  }
+  const std::size_t most = ch08::resident_blocks(kernel, C::kBlock, 0) / ch08::multiprocessors() * sms;
+  return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
+}
+
+// ---- The single-block path
 
 // The total of one warp's values in lane 0: of the first kLanes lanes' values. sm_80 and newer add,
 // or take the max or min of, 32 ints in one instruction (redux.sync, as CUB does); otherwise
@@ -330,184 +431,6 @@ void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its o
                                                                                       plan.grid, scratch, stream);
 }
 #endif  // REDUCTION_EMULATOR
-
-// The same bits on any GPU (cub's determinism level gpu_to_gpu). fastest's grid path follows the
-// GPU's multiprocessors, so a float sum's partition, and with it the rounding, changes with the GPU;
-// the cluster path exists from Hopper on. `reproducible` decides from n alone: the single-block
-// path, else the tile path at every size (tiles of one round, 64 KiB), whose sums are added exactly
-// and rounded once. The cost: between the two, tiles where fastest would spread a grid.
-template <typename Op, typename T>
-FastestPlan reproducible_plan(std::size_t n) {
-  using C = FastestChoice;
-  if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
-  const std::size_t tile = std::size_t(C::kBlock) * C::kLoadsInFlight * Lanes<T, true>::count;
-  const int grid = int((n + tile - 1) / tile);
-  return {false, C::kBlock, grid, true, 1, tiles_to_words<Op, T>(),
-          tiles_to_words<Op, T>() ? 0 : fold_threads<T>(unsigned(grid), C::kBlock)};
-}
-
-#ifndef REDUCTION_EMULATOR
-template <typename Op, typename T>
-void launch_reproducible(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
-                         cudaStream_t stream) {
-  const FastestPlan plan = reproducible_plan<Op, T>(n);
-  if (plan.single_block)
-    launch_single_block<Op, T>(input, n, result, stream);
-  else
-    launch_fastest_tiles<Op, T, FastestChoice::kLoadsInFlight, tiles_to_words<Op, T>()>(
-        input, n, result, plan.block, plan.grid, 1, plan.fold_block, scratch, stream);
-}
-#endif  // REDUCTION_EMULATOR
-
-template <typename Op, typename T>
-std::size_t reproducible_depth(std::size_t n, int /*block: its own*/) {
-  const FastestPlan plan = reproducible_plan<Op, T>(n);
-  if (plan.single_block) return single_block_depth<T>();
-  return plan.to_words ? tile_words_depth<T>(n, plan.block, plan.grid)
-                       : grid_path_depth<T, true>(n, plan.block, plan.grid, plan.fold_block);
-}
-#ifndef REDUCTION_EMULATOR
-// The correctly rounded sum (variant `exact`): every input, not every tile's rounded result, goes
-// into the words of exact_sum.cuh, so the result is the exact sum of the inputs rounded once: the
-// one true answer, the same bits on any GPU and on the CPU (exact_total). An atomic per element
-// would be far too slow, so each thread adds in a register, exactly, the elements of one window of
-// magnitudes, and hands the register to the block's words in shared memory only when an element
-// of another window comes, or the register might stop being exact:
-//  - float: a window is 16 exponents (e >> 4), whose elements are integers below 2^39 in units of
-//    2^(16 window - 150). A double adds up to 2^14 of them with no rounding (53 bits), so the
-//    register is a double: one conversion and one addition an element. (Window 15, from 2^113,
-//    and infinities and NaN, which a double would swallow, go to the words one by one.)
-//  - double: a window is 32 bits of the integer (shift / 32): m << (shift % 32), under 2^85, into
-//    a 128-bit integer.
-// Inputs of one magnitude seldom touch shared memory; inputs that change window element by element
-// cost a shared atomic each. At the end each block's words, carried into 32-bit digits, go into the
-// sum words (a piece under 2^32 a block, as the tiles' are), and words_kernel rounds them once.
-template <typename T, int kThreads>
-__global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ input, std::size_t n, long long* sum_words) {
-  using F = ExactFormat<T>;
-  using Bits = typename F::Bits;
-  __shared__ long long block_words[F::kWords];
-  for (int i = threadIdx.x; i < F::kWords; i += kThreads) block_words[i] = 0;
-  __syncthreads();
-  const auto to_word = [&](int word, long long piece) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&block_words[word]), static_cast<unsigned long long>(piece));
-  };
-  // value x 2^bit into the words, in pieces under 2^32 (the last one signed).
-  const auto put = [&](__int128 value, int bit) {
-    value *= __int128(1) << (bit % 32);
-    int word = bit / 32;
-    for (; value >= (__int128(1) << 31) || value < -(__int128(1) << 31); value >>= 32)  // arithmetic shift
-      to_word(word++, (long long)(value & 0xffffffff));
-    if (value != 0) to_word(word, (long long)value);
-  };
-  int window = 0, adds = 0;
-  using Register = std::conditional_t<std::is_same_v<T, float>, double, __int128>;
-  Register sum = 0;
-  const auto flush = [&] {
-    if constexpr (std::is_same_v<T, float>) {  // sum: an integer below 2^53 in units of 2^(16 window - 150)
-      const long long units = (long long)ldexp(sum, 150 - 16 * window);
-      if (window == 0) put(units / 2, 0);  // even: window 0's elements are multiples of 2^-149
-      else put(units, 16 * window - 1);
-    } else {
-      put(sum, 32 * window);
-    }
-    sum = 0;
-    adds = 0;
-  };
-  const auto add = [&](T x) {  // any element, one at a time
-    Bits bits;
-    memcpy(&bits, &x, sizeof bits);
-    const unsigned exponent = unsigned(bits >> F::kFractionBits) & (2 * F::kBias + 1);
-    if (Bits(bits << 1) == 0) return;  // +0 or -0
-    if constexpr (std::is_same_v<T, float>) {
-      if (exponent >> 4 == 15) return exact_add(x, to_word);  // from 2^113, infinities and NaN
-      if (int(exponent >> 4) != window || adds == 1 << 14) flush(), window = int(exponent >> 4);
-      sum += double(x);
-    } else {
-      if (exponent == 2 * F::kBias + 1) return exact_add(x, to_word);  // infinities and NaN
-      Bits m = (bits & ((Bits(1) << F::kFractionBits) - 1)) | (exponent != 0 ? Bits(1) << F::kFractionBits : 0);
-      const unsigned shift = exponent != 0 ? exponent - 1 : 0;
-      if (int(shift / 32) != window) flush(), window = int(shift / 32);
-      const __int128 value = __int128(m) << (shift % 32);
-      sum += bits >> (8 * sizeof(T) - 1) ? -value : value;
-    }
-    ++adds;
-  };
-  // A grid-stride loop over 16-byte vectors, four loads in flight, and the odd elements at either end.
-  using Vector = typename Lanes<T, true>::Vector;
-  constexpr int kCount = Lanes<T, true>::count;
-  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % sizeof(Vector) / sizeof(T);
-  const std::size_t to_boundary = misaligned ? kCount - misaligned : 0, head = to_boundary < n ? to_boundary : n;
-  const std::size_t vectors = (n - head) / kCount, tail = head + vectors * kCount;
-  const Vector* vector = reinterpret_cast<const Vector*>(input + head);
-  const std::size_t g = std::size_t(blockIdx.x) * kThreads + threadIdx.x, stride = std::size_t(gridDim.x) * kThreads;
-  if (g < head) add(input[g]);
-  if (g < n - tail) add(input[tail + g]);
-  for (std::size_t i = g; i < vectors; i += 4 * stride) {
-    Vector v[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      if (i + k * stride < vectors) v[k] = load_vector<T>(vector + i + k * stride);
-      else
-#pragma unroll
-        for (int j = 0; j < kCount; ++j) v[k].lane[j] = T(0);
-    if constexpr (std::is_same_v<T, float>) {  // the common case: every element in the window
-      bool same = adds <= (1 << 14) - 4 * kCount;
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-#pragma unroll
-        for (int j = 0; j < kCount; ++j) same &= int(__float_as_uint(v[k].lane[j]) << 1 >> 28) == window;
-      if (same) {  // one conversion and one addition an element
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-#pragma unroll
-          for (int j = 0; j < kCount; ++j) sum += double(v[k].lane[j]);
-        adds += 4 * kCount;
-        continue;
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-#pragma unroll
-      for (int j = 0; j < kCount; ++j) add(v[k].lane[j]);
-  }
-  flush();
-  __syncthreads();
-  if (threadIdx.x == 0) {  // the block's words as 32-bit digits (the top one signed): pieces under 2^32 each
-    long long carry = 0;
-    for (int i = 0; i < F::kValueWords; ++i) {
-      const long long t = block_words[i] + carry;
-      carry = i + 1 < F::kValueWords ? t >> 32 : 0;
-      block_words[i] = i + 1 < F::kValueWords ? t & 0xffffffff : t;
-    }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < F::kWords; i += kThreads)
-    if (block_words[i] != 0)
-      atomicAdd(reinterpret_cast<unsigned long long*>(sum_words + i), static_cast<unsigned long long>(block_words[i]));
-}
-
-// `exact` for a sum: exact_kernel, one wave of blocks of 256 threads, then words_kernel. Integer
-// sums are exact anyway: fastest's. (Max and min are exact too; the registry offers `exact` for sums.)
-template <typename Op, typename T>
-void launch_exact(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
-  if constexpr (std::is_integral_v<T> || !std::is_same_v<Op, reduction::Sum>) {
-    launch_fastest<Op, T>(input, n, result, block, scratch, stream);
-  } else {
-    constexpr int kThreads = 256;
-    long long* words = sum_words_for(scratch.get_as<T>(1), stream);
-    const int grid = ch08::grid_for(n, kThreads * 16, ch08::resident_blocks(exact_kernel<T, kThreads>, kThreads, 0));
-    exact_kernel<T, kThreads><<<grid, kThreads, 0, stream>>>(input, n, words);
-    CUDA_CHECK_LAUNCH();
-    words_kernel<T><<<1, 32, 0, stream>>>(words, result);
-    CUDA_CHECK_LAUNCH();
-  }
-}
-
-// One rounding: the exact sum rounded once is within half a unit of the last place of it.
-inline std::size_t exact_depth(std::size_t, int) { return 1; }
-#endif  // REDUCTION_EMULATOR
-
 
 template <typename Op, typename T>
 std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
