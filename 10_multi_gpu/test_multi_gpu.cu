@@ -1,9 +1,11 @@
-// Chapter 10 on the GPU: the shard's partial (chapter 09's fastest) and the NCCL combine, on one GPU
-// and on every visible GPU (one process, ncclCommInitAll), against the CPU reference of the whole
-// array; n < G included. Results are poisoned before every launch. The program's own runs with
-// --gpus 2 and under mpirun are tests of CMakeLists.txt (they skip where GPUs are missing).
+// Chapter 10 on the GPU: the shard's partial (chapter 09's fastest), then the NCCL combine or the
+// peer combine, on one GPU and on every visible GPU (one process), against the CPU reference of the
+// whole array; n < G included; results poisoned before every launch. The program's own runs on 2
+// and 4 GPUs, and under mpirun, are tests of CMakeLists.txt (skipped where GPUs are missing).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -194,4 +196,124 @@ TEST_CASE("the same combine adds whole vectors element by element", "[multi_gpu]
     receives[g].reset();
   }
   CUDA_CHECK(cudaSetDevice(0));
+}
+
+namespace {
+
+// Holds a GPU's stream back for about `cycles` clock cycles: the other GPUs run ahead meanwhile.
+__global__ void hold(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// GPUs 0 to G - 1 with peer access on and a zeroed mailbox each, as main.cu's connect_peers makes
+// them for one process; empty where a pair of GPUs has no peer access.
+struct Mailboxes {
+  std::vector<std::unique_ptr<DeviceBuffer<unsigned long long>>> memory;
+  std::vector<ch10::PeerMailboxes> of_gpu;
+  explicit Mailboxes(int G) {
+    for (int a = 0; a < G; ++a)
+      for (int b = 0; b < G; ++b) {
+        int can = 1;
+        if (a != b) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+        if (!can) return;
+      }
+    for (int g = 0; g < G; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      for (int other = 0; other < G; ++other) {
+        const cudaError_t e = other == g ? cudaSuccess : cudaDeviceEnablePeerAccess(other, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_CHECK(e);
+      }
+      memory.push_back(std::make_unique<DeviceBuffer<unsigned long long>>(
+          std::vector<unsigned long long>(ch10::mailbox_words(G), 0)));
+    }
+    of_gpu.resize(G);
+    for (int g = 0; g < G; ++g) {
+      of_gpu[g].gpus = G, of_gpu[g].rank = g;
+      for (int j = 0; j < G; ++j) of_gpu[g].of[j] = memory[j]->data();
+    }
+  }
+  ~Mailboxes() {
+    for (std::size_t g = 0; g < memory.size(); ++g) cudaSetDevice(int(g)), memory[g].reset();
+    cudaSetDevice(0);
+  }
+};
+
+// `rounds` sums of `data` over the GPUs with the peer combine, queued back to back with no host
+// wait, one random GPU held back before its step 2 in each round: the GPUs reach each exchange in
+// every order, and the fast ones run an exchange ahead. Every GPU's total of every round.
+template <typename T>
+std::vector<T> peer_sums(const Team& team, const Mailboxes& boxes, const std::vector<T>& data, int rounds,
+                         std::uint64_t seed) {
+  const int G = team.size();
+  std::mt19937_64 random(seed);
+  std::vector<std::unique_ptr<Part<T>>> parts;
+  std::vector<std::unique_ptr<DeviceBuffer<T>>> totals;
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    const Shard s = ch10::shard_of(data.size(), G, g);
+    parts.push_back(std::make_unique<Part<T>>());
+    if (s.count) parts[g]->shard = DeviceBuffer<T>(std::vector<T>(data.begin() + s.begin, data.begin() + s.end()));
+    totals.push_back(std::make_unique<DeviceBuffer<T>>(std::size_t(rounds)));
+    totals[g]->poison();
+  }
+  for (int r = 0; r < rounds; ++r) {
+    const int late = int(random() % G);
+    for (int g = 0; g < G; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      ch10::launch_shard_partial(parts[g]->shard.data(), parts[g]->shard.size(), parts[g]->partial.data(),
+                                 parts[g]->scratch, team.stream(g));
+      if (g == late) hold<<<1, 1, 0, team.stream(g)>>>(200000);  // about 0.1 ms
+      ch10::launch_peer_combine(parts[g]->partial.data(), totals[g]->data() + r, boxes.of_gpu[g], team.stream(g));
+    }
+  }
+  team.synchronize();
+  std::vector<T> all;
+  for (int g = 0; g < G; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    for (T t : totals[g]->download()) all.push_back(t);
+    parts[g].reset(), totals[g].reset();
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  return all;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("every visible GPU: the peer combine, round after round, the same total on every GPU",
+                   "[multi_gpu][peer]", std::int32_t, float, double) {
+  const int G = std::min(visible_gpus(), ch10::kMaxPeerGpus);
+  const Team team(G);
+  const Mailboxes boxes(G);
+  if (boxes.of_gpu.empty()) {
+    WARN("a pair of the " << G << " GPUs has no peer access: the peer combine is not tested");
+    return;
+  }
+  for (std::size_t n : {std::size_t(1), std::size_t(G) + 1, std::size_t(1023), std::size_t(3000017)}) {
+    const auto seed = testing::fresh_seed();
+    INFO("seed " << seed << ", n = " << n << ", G = " << G);
+    const auto data = generate_input<TestType>(n, seed);
+    const auto ref = reference_sum(data.data(), n);
+    const long double tol = tolerance(ref, ch10::sharded_sum_depth<TestType>(ch10::largest_shard(n, G), G));
+    const int rounds = 9;
+    const auto totals = peer_sums(team, boxes, data, rounds, seed);
+    for (std::size_t i = 0; i < totals.size(); ++i) {
+      INFO("GPU " << i / rounds << ", round " << i % rounds);
+      CHECK_MATCHES(totals[i], ref, tol);
+      CHECK(std::memcmp(&totals[i], &totals[0], sizeof(TestType)) == 0);  // the same additions everywhere
+    }
+  }
+}
+
+TEST_CASE("the peer combine wraps int partials around modulo 2^32, as on the CPU", "[multi_gpu][peer]") {
+  const int G = std::min(visible_gpus(), ch10::kMaxPeerGpus);
+  const Team team(G);
+  const Mailboxes boxes(G);
+  if (boxes.of_gpu.empty()) return;
+  std::vector<std::int32_t> data;
+  for (int g = 0; g < G; ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
+  const auto ref = reference_sum(data.data(), data.size());
+  for (std::int32_t t : peer_sums(team, boxes, data, 3, 1)) CHECK(t == ref.value);
 }
