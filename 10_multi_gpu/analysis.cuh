@@ -1,8 +1,5 @@
-// Chapter 10's harness beside main.cu. Before the runs (analyze, which needs no GPU): the split,
-// what each GPU reads and sends, the float bound, how the processes meet. After them
-// (report_scaling): each GPU alone, the sum over G GPUs, how close G GPUs came to G times one, and
-// where the rest went. The contrast (sweep_allreduce, report_allreduce): the all-reduce of whole
-// vectors, timed as nccl-tests times it, every element checked.
+// Chapter 10's harness beside main.cu: the analysis before the runs (no GPU needed), the scaling
+// after them and where the time went, and the contrast: the all-reduce of whole vectors.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,16 +31,6 @@ std::size_t sharded_sum_depth(std::size_t count, int gpus) {
   return on_gpu + combine_depth(gpus);
 }
 
-// "512 B", "1.50 KiB", "4.00 GiB".
-inline std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
-  return buf;
-}
-
 // The analysis: its text, and the split in the JSON fields (G = 0, no GPU visible: the text is
 // for 2 GPUs). step2: "peer", "nccl", or "auto" where the GPUs are not known.
 template <typename T>
@@ -58,12 +45,12 @@ void analyze(reduction::Report& report, std::size_t n, int gpus, const std::stri
                 << ", one contiguous shard each: " << first.count
                 << (first.count == last.count ? "" : " to " + std::to_string(last.count)) << " elements\n"
                 << "step 1     each GPU reads its shard with chapter 09's fastest, all at once: "
-                << format_bytes(shard_bytes) << " a GPU\n"
+                << reduction::mebibytes(std::size_t(shard_bytes)) << " a GPU\n"
                 << "step 2     the G partials added, the total on every GPU: "
                 << (step2 == "peer" ? "the peer combine" : step2 == "nccl" ? "one ncclAllReduce" : "peer or NCCL")
                 << ", " << sizeof(T) << " bytes from each GPU,\n           a latency that does not grow with n\n"
                 << "contrast   an all-reduce of a vector as large as a shard moves 2 (G - 1) / G of its bytes each way\n"
-                << "           through every GPU's links: " << format_bytes(allreduce_bytes_per_gpu(std::size_t(shard_bytes), G))
+                << "           through every GPU's links: " << reduction::mebibytes(std::size_t(allreduce_bytes_per_gpu(std::size_t(shard_bytes), G)))
                 << ", bound by the links, not by reading\n";
   if constexpr (!std::is_integral_v<T>)
     report.text() << "floats     an element meets fastest's additions, then at most G - 1 = " << combine_depth(G)
@@ -74,9 +61,8 @@ constexpr double kGoalEfficiency = 0.95;  // the goal: G GPUs at 95 % of G x one
 
 // The GPUs in one line: "2 x <GPU 0>", or that they differ. names: every GPU's, in rank order.
 inline std::string describe_gpus(const std::vector<std::string>& names, int gpus) {
-  const bool same = std::all_of(names.begin(), names.end(), [&](const std::string& s) { return s == names.front(); });
-  if (gpus == 1) return names.front();
-  return same ? std::to_string(gpus) + " x " + names.front() : "mixed GPUs, GPU 0: " + names.front();
+  const bool same = std::count(names.begin(), names.end(), names.front()) == std::ptrdiff_t(names.size());
+  return (gpus == 1 ? "" : same ? std::to_string(gpus) + " x " : "mixed GPUs, GPU 0: ") + names.front();
 }
 
 // One GPU alone on its shard, as its process measured it (gathered to rank 0 as bytes).
@@ -86,9 +72,8 @@ struct AloneRun {
   std::size_t count = 0;
 };
 
-// What the sums over G GPUs measured, agreed over every process: per timed sum, its time (its
-// slowest GPU's), what it took beyond its slowest step 1, step 2 on the GPU that waited for no one,
-// and the host's issue window.
+// What the sums measured, agreed over every process: per sum, its time (its slowest GPU's), what it
+// took beyond its slowest step 1, step 2 on the GPU that waited for no one, the host's issue window.
 struct Scaling {
   std::vector<AloneRun> alone;       // each GPU alone, in rank order
   double init_ms = 0, first_ms = 0;  // the set-up, the first sum
@@ -112,12 +97,9 @@ void report_scaling(reduction::Report& report, const Scaling& measured, int G, s
   double slowest_alone_ms = 0;
   auto add_run = [&](const std::string& kernel, double result, bool correct, double time_ms, double gbps, int gpus,
                      std::size_t elements) {
-    RunResult run;
-    run.kernel = kernel, run.result = json_value(static_cast<T>(result)), run.correct = correct;
-    run.time_ms = time_ms, run.gbps = gbps;
-    run.extra.set("gpus", gpus);
-    run.extra.set("elements", elements);
-    run.extra.set("pct_of_ideal", one_gpu_gbps > 0 ? 100 * gbps / (gpus * one_gpu_gbps) : 0.0);
+    RunResult run{kernel, json_value(static_cast<T>(result)), correct, time_ms, gbps};
+    run.extra = Json{{"gpus", gpus}, {"elements", elements},
+                     {"pct_of_ideal", one_gpu_gbps > 0 ? 100 * gbps / (gpus * one_gpu_gbps) : 0.0}};
     if (!ref.exact) run.extra.set("tolerance", static_cast<double>(tol));
     report.add_run(run);
   };
@@ -181,9 +163,9 @@ inline std::string nccl_version() {
 
 using reduction::DeviceBuffer;
 
-// Host-clock time, for what CUDA events cannot time: set-up, first use, calls back to back.
-inline double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+// The host's clock, for what CUDA events cannot time: set-up, first use, calls back to back.
+inline double now_us() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Refuses (status 2) a shard that GPU `device`, the current one, cannot hold beside NCCL's buffers.
@@ -191,8 +173,8 @@ inline void check_room(int device, std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes + kNcclSlack > free_bytes)
-    throw reduction::InputError("GPU " + std::to_string(device) + " would hold " + format_bytes(double(bytes)) +
-                                " and has " + format_bytes(double(free_bytes)) +
+    throw reduction::InputError("GPU " + std::to_string(device) + " would hold " + reduction::mebibytes(bytes) +
+                                " and has " + reduction::mebibytes(free_bytes) +
                                 " free; choose a smaller --n or more GPUs");
 }
 
@@ -272,10 +254,10 @@ std::vector<AllreduceRow> sweep_allreduce(const Gpus& gpus, int G, const std::ve
     }
     synchronize();
     processes.barrier();
-    const auto start = std::chrono::steady_clock::now();
+    const double start = now_us();
     for (int i = 0; i < options.reps; ++i) all_reduce(count);
     synchronize();
-    AllreduceRow row{bytes, processes.sum(milliseconds_since(start) * 1e3 / options.reps) / processes.size()};
+    AllreduceRow row{bytes, processes.sum((now_us() - start) / options.reps) / processes.size()};
     row.algbw_gbps = algorithm_bandwidth_gbps(bytes, row.time_us / 1e6);
     row.busbw_gbps = bus_bandwidth_gbps(row.algbw_gbps, G);
     double wrong = 0;

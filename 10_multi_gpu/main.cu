@@ -1,10 +1,8 @@
 // Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its shard with
-// chapter 09's fastest; step 2 adds the G partials (the peer combine, or one NCCL all-reduce);
-// then, for contrast, the all-reduce of whole vectors that data-parallel training does.
-//   10_multi_gpu [--gpus G] [--combine auto|peer|nccl] [--launch graph|threads|loop] [--n N]
-//                [--type int|float|double] [--vector-max BYTES] [--input FILE] [--json] [--list]
-//   mpirun -np G 10_multi_gpu_mpi [the same options]   (one process per GPU; built where MPI is found)
-// Both are this file; processes_one.cpp or processes_mpi.cpp carries what their processes tell each other.
+// chapter 09's fastest, step 2 adds the G partials; then, for contrast, the all-reduce of whole
+// vectors that data-parallel training does.
+//   10_multi_gpu [--gpus G] [--combine auto|peer|nccl] [--launch graph|threads|loop] [chapter options]
+//   mpirun -np G 10_multi_gpu_mpi [the same]   (one process per GPU: processes_mpi.cpp, where MPI is found)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -38,14 +36,10 @@ std::optional<int> parse_options(const ChapterInfo& info, Options& options, Sett
   std::string gpus_text = "all", vector_max_text = "1G";
   CommandLine cli(info, options);
   cli.add_option("--gpus", gpus_text, "GPUs to split the array over: all or a number; under mpirun, -np");
-  cli.add_option("--combine", settings.combine,
-                 "step 2: peer (each GPU stores its partial into every GPU), nccl (one ncclAllReduce), "
-                 "or auto (peer where every pair of GPUs has peer access, else nccl)",
-                 {"auto", "peer", "nccl"});
-  cli.add_option("--launch", settings.launch,
-                 "how a process issues its GPUs' work: graph (one CUDA graph for all), threads (one "
-                 "host thread per GPU), loop (GPU after GPU)",
-                 {"graph", "threads", "loop"});
+  cli.add_option("--combine", settings.combine, "step 2: peer, nccl, or auto (peer where every GPU reaches "
+                 "every other's memory)", {"auto", "peer", "nccl"});
+  cli.add_option("--launch", settings.launch, "how a process issues its GPUs' work: one CUDA graph, a "
+                 "thread per GPU, or a loop", {"graph", "threads", "loop"});
   cli.add_option("--vector-max", vector_max_text, "largest vector of the all-reduce sweep, in bytes (0: none)");
   cli.add_check([&]() -> std::optional<std::string> {
     if (gpus_text == "all") return std::nullopt;
@@ -148,22 +142,15 @@ void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
   }
 }
 
-// Each GPU's partial and total poisoned, so that a sum that writes nothing fails its check.
-template <typename T>
-void poison(const Gpus<T>& gpus) {
-  for (auto& g : gpus) {
-    CUDA_CHECK(cudaSetDevice(g->device));
-    CUDA_CHECK(cudaMemsetAsync(g->partial.data(), 0xFF, sizeof(T), g->stream));
-    CUDA_CHECK(cudaMemsetAsync(g->total.data(), 0xFF, sizeof(T), g->stream));
-  }
-}
-
-// GPU g's part of one sum, on its stream: step 1 between its start and reduced events, then step
-// 2 and its stop: the peer combine, or its NCCL call unless the caller groups NCCL's calls. In a
-// graph's capture, flags is cudaEventRecordExternal: each event a node, recorded at every launch.
+// GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes
+// nothing fails its check), step 1 between its start and reduced events, then step 2 and its stop:
+// the peer combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture,
+// flags is cudaEventRecordExternal: each event a node of the graph, recorded at every launch.
 template <typename T>
 void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags) {
   CUDA_CHECK(cudaSetDevice(g.device));
+  CUDA_CHECK(cudaMemsetAsync(g.partial.data(), 0xFF, sizeof(T), g.stream));
+  CUDA_CHECK(cudaMemsetAsync(g.total.data(), 0xFF, sizeof(T), g.stream));
   CUDA_CHECK(cudaEventRecordWithFlags(g.start.get(), g.stream, flags));
   launch_shard_partial(g.input.data(), g.shard.count, g.partial.data(), g.scratch, g.stream);
   CUDA_CHECK(cudaEventRecordWithFlags(g.reduced.get(), g.stream, flags));
@@ -218,7 +205,6 @@ Graph capture_sum(const Gpus<T>& gpus, bool peer) {
       CUDA_CHECK(cudaSetDevice(g->device));
       if (g != gpus.front()) CUDA_CHECK(cudaStreamWaitEvent(g->stream, first.mark.get()));
     }
-    poison(gpus);
     issue_sum(gpus, peer, cudaEventRecordExternal);
     for (auto& g : gpus) {
       if (g == gpus.front()) continue;
@@ -244,7 +230,6 @@ AloneRun time_alone(Gpu<T>& g, const Settings& settings, const Reference<T>& sha
   std::vector<double> times;
   bool correct = true;
   for (int i = -std::max(1, options.warmup); i < options.reps; ++i) {
-    CUDA_CHECK(cudaMemsetAsync(g.partial.data(), 0xFF, sizeof(T), g.stream));
     if (graph) CUDA_CHECK(cudaGraphLaunch(graph.get(), g.stream));
     else issue_steps(g, false, false, flags);
     CUDA_CHECK(cudaStreamSynchronize(g.stream));
@@ -258,10 +243,6 @@ AloneRun time_alone(Gpu<T>& g, const Settings& settings, const Reference<T>& sha
           g.shard.count};
 }
 
-inline double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // One sum over the G GPUs as this process saw it: the slowest GPU's time and step 1; step 2 on the
 // GPU that finished step 1 last (it waits for no one); when the host began and ended issuing it.
 struct SumRun {
@@ -273,7 +254,6 @@ template <typename T>
 SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExec_t graph, bool peer,
                      const Reference<T>& ref, long double tol) {
   SumRun run;
-  if (!graph) poison(gpus);  // in a graph, its first nodes
   if (settings.launch == "threads" && !graph) {  // a thread per GPU, each with its own NCCL call
     std::atomic<int> ready{0};
     std::vector<double> began(gpus.size()), ended(gpus.size());
@@ -398,7 +378,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   // Set-up, timed apart (a program does it once): the communicators (under mpirun rank 0 makes
   // NCCL's unique id, MPI hands it to every rank, each joins), the mailboxes, the graph.
   processes.barrier();
-  auto clock = std::chrono::steady_clock::now();
+  double began = now_us();
   if (!mpi) {
     std::vector<ncclComm_t> comms(G);
     std::vector<int> devices(G);
@@ -414,13 +394,13 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   }
   if (peer) connect_peers(gpus, G, processes);
   Graph graph = settings.launch == "graph" ? capture_sum(gpus, peer) : Graph(nullptr, cudaGraphExecDestroy);
-  measured.init_ms = processes.max(milliseconds_since(clock));
+  measured.init_ms = processes.max(now_us() - began) / 1e3;
   // The first sum, timed apart too (NCCL connects the GPUs on first use); warm-up; then the timed
   // sums, each as long as its slowest GPU over every process.
   processes.barrier();
-  clock = std::chrono::steady_clock::now();
+  began = now_us();
   bool correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol).correct;
-  measured.first_ms = processes.max(milliseconds_since(clock));
+  measured.first_ms = processes.max(now_us() - began) / 1e3;
   for (int i = 0; i < options.warmup; ++i)
     correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol).correct && correct;
   for (int i = 0; i < options.reps; ++i) {
