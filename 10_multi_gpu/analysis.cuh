@@ -141,7 +141,7 @@ void report_scaling(reduction::Report& report, const Scaling& measured, int G, s
   report.summary() << line;
   std::snprintf(line, sizeof line,
                 "scaling    %.1f GB/s over %d GPU%s = %.1f %% of %d x GPU 0 alone (%.1f GB/s); the goal is %.0f %%%s\n"
-                "set-up     %s (communicators, mailboxes, graph), first sum %s: paid once, in no time above\n",
+                "set-up     %s (communicators, mailboxes), first sum %s: paid once, in no time above\n",
                 aggregate_gbps, G, G > 1 ? "s" : "", 100 * efficiency, G, one_gpu_gbps, 100 * kGoalEfficiency,
                 efficiency >= kGoalEfficiency ? ": met" : ": NOT met", format_time(measured.init_ms).c_str(),
                 format_time(measured.first_ms).c_str());

@@ -23,7 +23,8 @@
 // NCCL_CHECK does for NCCL what CUDA_CHECK does for CUDA: the call, file, line and NCCL's reason
 // on stderr, then a CudaFailure, which the program turns into exit status 3.
 namespace ch10 {
-[[noreturn]] inline void throw_nccl_error(ncclResult_t code, const char* call, const char* file, int line) {
+inline void check_nccl(ncclResult_t code, const char* call, const char* file, int line) {
+  if (code == ncclSuccess) return;
   std::string what = std::string("NCCL error ") + ncclGetErrorString(code) + " at " + file + ":" +
                      std::to_string(line) + " in " + call;
   if (const char* detail = ncclGetLastError(nullptr); detail && *detail) what += ": " + std::string(detail);
@@ -31,11 +32,7 @@ namespace ch10 {
   throw reduction::CudaFailure(what);
 }
 }  // namespace ch10
-#define NCCL_CHECK(call)                                                                      \
-  do {                                                                                        \
-    const ncclResult_t nccl_result_ = (call);                                                 \
-    if (nccl_result_ != ncclSuccess) ::ch10::throw_nccl_error(nccl_result_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define NCCL_CHECK(call) ::ch10::check_nccl((call), #call, __FILE__, __LINE__)
 
 namespace ch10 {
 
