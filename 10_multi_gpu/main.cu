@@ -1,55 +1,49 @@
-// Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its own shard with
-// chapter 09's fastest, one NCCL all-reduce of one element adds the G partials; then, for contrast,
-// the all-reduce of whole vectors that data-parallel training does (analysis.cuh).
-//   10_multi_gpu [--gpus G] [--n N] [--type int|float|double] [--vector-max BYTES] [--input FILE] [--json] [--list]
-//   mpirun -np G 10_multi_gpu_mpi [the same options]   (one process per GPU; built where MPI is found)
-// Both are this file; processes_one.cpp or processes_mpi.cpp carries what their processes tell each other.
+// Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its shard with
+// chapter 09's fastest, step 2 adds the G partials; then, for contrast, the all-reduce of whole
+// vectors that data-parallel training does.
+//   10_multi_gpu [--gpus G] [--combine auto|peer|nccl] [--launch graph|threads|loop] [chapter options]
+//   mpirun -np G 10_multi_gpu_mpi [the same]   (one process per GPU: processes_mpi.cpp, where MPI is found)
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis.cuh"        // what the program explains, the scaling, and the contrast: whole vectors
 #include "common/gpu.cuh"
 #include "common/program.hpp"  // run_guarded, the exit statuses
-#include "multi_gpu.cuh"       // the two steps: launch_shard_partial, launch_combine
+#include "multi_gpu.cuh"       // step 1; step 2 by NCCL (launch_combine) or by peer stores (launch_peer_combine)
 #include "processes.hpp"       // one process for every GPU, or one per GPU under mpirun
 
 using namespace reduction;
 using namespace ch10;
 
-namespace ch10 {
-
-// The chapter's registry, as --list shows it: one variant, the two steps of multi_gpu.cuh. Its
-// float sum is not promised the same on every run: NCCL does not say in which order it adds.
-inline reduction::VariantInfo variant() {
-  return {"sharded_sum", "each GPU reduces its shard with fastest; one NCCL all-reduce of one element adds the partials",
-          false};
-}
-
-// The chapter's own options beside the common ones: --gpus and --vector-max.
 struct Settings {
   int gpus_asked = 0;                // --gpus; 0: every visible GPU (or every rank, under mpirun)
   std::size_t vector_max = 1 << 30;  // --vector-max, bytes
+  std::string combine = "auto", launch = "graph";
 };
 
-// Parses the common options into `options` and the chapter's into `settings`. Returns the status
-// to exit with right away (after --help or --list, or for bad usage), or nothing to go on.
-inline std::optional<int> parse_options(const reduction::ChapterInfo& info, reduction::Options& options,
-                                        Settings& settings, const Processes& processes, int argc, char** argv) {
-  using reduction::escaped;
+// The common options into `options`, the chapter's into `settings`. Returns the status to exit
+// with right away (after --help or --list, or for bad usage), or nothing to go on.
+std::optional<int> parse_options(const ChapterInfo& info, Options& options, Settings& settings,
+                                 const Processes& processes, int argc, char** argv) {
   std::string gpus_text = "all", vector_max_text = "1G";
-  reduction::CommandLine cli(info, options);
-  cli.add_option("--gpus", gpus_text,
-                 "GPUs to split the array over: all (every visible GPU) or a number; under mpirun, "
-                 "the number of processes");
-  cli.add_option("--vector-max", vector_max_text,
-                 "largest vector of the all-reduce sweep, in bytes (1G, 2^28, ...; 0: no sweep)");
+  CommandLine cli(info, options);
+  cli.add_option("--gpus", gpus_text, "GPUs to split the array over: all or a number; under mpirun, -np");
+  cli.add_option("--combine", settings.combine, "step 2: peer, nccl, or auto (peer where every GPU reaches "
+                 "every other's memory)", {"auto", "peer", "nccl"});
+  cli.add_option("--launch", settings.launch, "how a process issues its GPUs' work: one CUDA graph, a "
+                 "thread per GPU, or a loop", {"graph", "threads", "loop"});
+  cli.add_option("--vector-max", vector_max_text, "largest vector of the all-reduce sweep, in bytes (0: none)");
   cli.add_check([&]() -> std::optional<std::string> {
     if (gpus_text == "all") return std::nullopt;
-    const auto g = reduction::parse_count(gpus_text);
+    const auto g = parse_count(gpus_text);
     if (!g || *g < 1 || *g > 4096)
       return "--gpus must be all or a number of GPUs from 1 to 4096, got '" + escaped(gpus_text) + "'";
     settings.gpus_asked = static_cast<int>(*g);
@@ -59,9 +53,8 @@ inline std::optional<int> parse_options(const reduction::ChapterInfo& info, redu
     return std::nullopt;
   });
   cli.add_check([&]() -> std::optional<std::string> {
-    const auto bytes = reduction::parse_count(vector_max_text);
-    if (!bytes)
-      return "--vector-max must be a number of bytes such as 0, 2^28 or 1G, got '" + escaped(vector_max_text) + "'";
+    const auto bytes = parse_count(vector_max_text);
+    if (!bytes) return "--vector-max must be a number of bytes such as 0 or 1G, got '" + escaped(vector_max_text) + "'";
     settings.vector_max = *bytes;
     return std::nullopt;
   });
@@ -69,19 +62,7 @@ inline std::optional<int> parse_options(const reduction::ChapterInfo& info, redu
   return cli.parse(argc, argv);
 }
 
-// --input: the whole file, read by every process (each then keeps its part); nothing without --input.
-inline std::optional<reduction::HostData> read_input_file(const reduction::Options& options) {
-  if (options.input.empty()) return std::nullopt;
-  reduction::HostData file = reduction::load_input(options.input);
-  if (std::visit([](const auto& v) { return v.empty(); }, file))
-    throw reduction::InputError(reduction::escaped(options.input) + " holds no elements");
-  return file;
-}
-
-}  // namespace ch10
-
-// One GPU this process drives, and what it holds. Its device is made current first (made_current),
-// so that every member below is created on it; the destructor makes it current again to free them.
+// One GPU this process drives, and what it holds, all made with its device current.
 inline int made_current(int device) {
   CUDA_CHECK(cudaSetDevice(device));
   return device;
@@ -90,56 +71,227 @@ template <typename T>
 struct Gpu {
   int device, rank;  // the CUDA device number; its place among the G, which names its shard
   Shard shard;
-  Reference<T> shard_ref;  // the CPU reference of this shard alone
-  Event start, reduced, stop;
+  Event start, reduced, stop, mark;  // mark: where a graph's capture forks to this GPU and joins back
   cudaStream_t stream = nullptr;
   ncclComm_t comm = nullptr;
   DeviceBuffer<T> input, partial{1}, total{1};
-  DeviceScratch scratch;  // fastest's block results and its block counter, this GPU's own
+  DeviceScratch scratch;                     // fastest's own, this GPU's alone
+  DeviceBuffer<unsigned long long> mailbox;  // the peer combine's, in this GPU's memory
+  PeerMailboxes boxes;                       // every GPU's, as this GPU addresses them
+  std::vector<void*> opened;                 // other processes' mailboxes, opened by CUDA IPC
   Gpu(int device_, int rank_, Shard shard_) : device(made_current(device_)), rank(rank_), shard(shard_) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   }
   ~Gpu() {
     cudaSetDevice(device);
     if (comm) ncclCommAbort(comm);  // only after a failure: it does not wait for GPUs that may never come
+    for (void* p : opened) cudaIpcCloseMemHandle(p);
     cudaStreamDestroy(stream);
   }
 };
 template <typename T>
 using Gpus = std::vector<std::unique_ptr<Gpu<T>>>;
 
-// One sum over the G GPUs as this process saw it: its slowest GPU's times from the start to the
-// partial and to the total, its first GPU's total, and whether every GPU's total was right.
-struct SumRun {
-  double reduce_ms = 0, total_ms = 0, total = 0;
-  bool correct = true;
-};
+// Why the peer combine cannot run on GPUs 0 to G - 1, or "": every pair must reach the other's
+// memory (over NVLink or PCIe), so every process must be on this machine.
+std::string peer_problem(const Processes& processes, int G) {
+  if (processes.local_size() != processes.size()) return "the processes span several machines";
+  if (G > kMaxPeerGpus) return "more than " + std::to_string(kMaxPeerGpus) + " GPUs";
+  for (int a = 0; a < G; ++a)
+    for (int b = 0; b < G; ++b) {
+      int can = 1;
+      if (a != b) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+      if (!can) return "GPU " + std::to_string(a) + " cannot reach GPU " + std::to_string(b) + "'s memory";
+    }
+  return "";
+}
 
+// The mailboxes: each GPU's zeroed, then reachable from every GPU. One process turns on peer access
+// between its GPUs; under mpirun each process hands the others a CUDA IPC handle and opens theirs.
 template <typename T>
-SumRun sum_over_gpus(const Gpus<T>& gpus, const Reference<T>& ref, long double tol) {
-  for (auto& g : gpus) {  // step 1 on every GPU at once: each launch returns before its GPU is done
+void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
+  for (auto& g : gpus) {
     CUDA_CHECK(cudaSetDevice(g->device));
-    CUDA_CHECK(cudaMemsetAsync(g->partial.data(), 0xFF, sizeof(T), g->stream));  // poison, before the start
-    CUDA_CHECK(cudaMemsetAsync(g->total.data(), 0xFF, sizeof(T), g->stream));
-    CUDA_CHECK(cudaEventRecord(g->start.get(), g->stream));
-    launch_shard_partial(g->input.data(), g->shard.count, g->partial.data(), g->scratch, g->stream);
-    CUDA_CHECK(cudaEventRecord(g->reduced.get(), g->stream));
+    g->mailbox = DeviceBuffer<unsigned long long>(mailbox_words(G));
+    CUDA_CHECK(cudaMemset(g->mailbox.data(), 0, mailbox_words(G) * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    g->boxes.gpus = G, g->boxes.rank = g->rank;
+    for (auto& other : gpus)
+      if (other != g) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(other->device, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // NCCL may have done it
+        else CUDA_CHECK(e);
+      }
   }
-  NCCL_CHECK(ncclGroupStart());  // step 2: one call per GPU, which ncclGroupEnd launches together
+  if (!Processes::with_mpi()) {
+    for (auto& g : gpus)
+      for (int j = 0; j < G; ++j) g->boxes.of[j] = gpus[j]->mailbox.data();
+    return;
+  }
+  Gpu<T>& g = *gpus.front();
+  cudaIpcMemHandle_t mine;
+  CUDA_CHECK(cudaIpcGetMemHandle(&mine, g.mailbox.data()));
+  const auto all = gather_items(processes, std::vector{mine});  // after every process zeroed its mailbox
+  for (int j = 0; j < G; ++j) {
+    void* box = g.mailbox.data();
+    if (j != g.rank) {
+      CUDA_CHECK(cudaIpcOpenMemHandle(&box, all[j], cudaIpcMemLazyEnablePeerAccess));
+      g.opened.push_back(box);
+    }
+    g.boxes.of[j] = static_cast<unsigned long long*>(box);
+  }
+}
+
+// GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes
+// nothing fails its check), step 1 between its start and reduced events, then step 2 and its stop:
+// the peer combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture,
+// flags is cudaEventRecordExternal: each event a node of the graph, recorded at every launch.
+template <typename T>
+void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags) {
+  CUDA_CHECK(cudaSetDevice(g.device));
+  CUDA_CHECK(cudaMemsetAsync(g.partial.data(), 0xFF, sizeof(T), g.stream));
+  CUDA_CHECK(cudaMemsetAsync(g.total.data(), 0xFF, sizeof(T), g.stream));
+  CUDA_CHECK(cudaEventRecordWithFlags(g.start.get(), g.stream, flags));
+  launch_shard_partial(g.input.data(), g.shard.count, g.partial.data(), g.scratch, g.stream);
+  CUDA_CHECK(cudaEventRecordWithFlags(g.reduced.get(), g.stream, flags));
+  if (peer) launch_peer_combine(g.partial.data(), g.total.data(), g.boxes, g.stream);
+  else if (nccl_call) launch_combine(g.partial.data(), g.total.data(), 1, g.comm, g.stream);
+  else return;
+  CUDA_CHECK(cudaEventRecordWithFlags(g.stop.get(), g.stream, flags));
+}
+
+// Every GPU's part, GPU after GPU (--launch loop, and what a graph captures). One thread driving
+// several GPUs makes NCCL's G calls between ncclGroupStart and ncclGroupEnd, which launches them
+// together: alone, the first call could wait for GPUs the thread has not reached yet.
+template <typename T>
+void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags) {
+  const bool grouped = !peer && gpus.size() > 1;
+  for (auto& g : gpus) issue_steps(*g, peer, !grouped, flags);
+  if (!grouped) return;
+  NCCL_CHECK(ncclGroupStart());
   for (auto& g : gpus) launch_combine(g->partial.data(), g->total.data(), 1, g->comm, g->stream);
   NCCL_CHECK(ncclGroupEnd());
   for (auto& g : gpus) {
     CUDA_CHECK(cudaSetDevice(g->device));
-    CUDA_CHECK(cudaEventRecord(g->stop.get(), g->stream));
+    CUDA_CHECK(cudaEventRecordWithFlags(g->stop.get(), g->stream, flags));
   }
+}
+
+// --launch graph: what `issue` queues on `stream` (and on the streams it forks from there)
+// captured once into a CUDA graph, so that each run is one cudaGraphLaunch whatever it holds.
+using Graph = std::unique_ptr<CUgraphExec_st, cudaError_t (*)(cudaGraphExec_t)>;
+template <typename Issue>
+Graph capture(cudaStream_t stream, Issue&& issue) {
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  issue();
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(instantiated);
+  return Graph(exec, cudaGraphExecDestroy);
+}
+
+// One sum in one graph over this process's GPUs: the other GPUs' streams fork from the first's
+// through an event, and join it again at the end.
+template <typename T>
+Graph capture_sum(const Gpus<T>& gpus, bool peer) {
+  Gpu<T>& first = *gpus.front();
+  CUDA_CHECK(cudaSetDevice(first.device));
+  return capture(first.stream, [&] {
+    CUDA_CHECK(cudaEventRecord(first.mark.get(), first.stream));
+    for (auto& g : gpus) {
+      CUDA_CHECK(cudaSetDevice(g->device));
+      if (g != gpus.front()) CUDA_CHECK(cudaStreamWaitEvent(g->stream, first.mark.get()));
+    }
+    issue_sum(gpus, peer, cudaEventRecordExternal);
+    for (auto& g : gpus) {
+      if (g == gpus.front()) continue;
+      CUDA_CHECK(cudaSetDevice(g->device));
+      CUDA_CHECK(cudaEventRecord(g->mark.get(), g->stream));
+      CUDA_CHECK(cudaSetDevice(first.device));
+      CUDA_CHECK(cudaStreamWaitEvent(first.stream, g->mark.get()));
+    }
+  });
+}
+
+// GPU g alone: step 1 and nothing else, issued as the sums are (with --launch graph, in a graph of
+// its own) and timed the same way, from its start event to its reduced one; every result checked.
+template <typename T>
+AloneRun time_alone(Gpu<T>& g, const Settings& settings, const Reference<T>& shard_ref, long double tol,
+                    const Options& options) {
+  CUDA_CHECK(cudaSetDevice(g.device));
+  const unsigned flags = settings.launch == "graph" ? cudaEventRecordExternal : cudaEventRecordDefault;
+  issue_steps(g, false, false, cudaEventRecordDefault);  // sets up fastest's scratch, which a capture may not
+  CUDA_CHECK(cudaStreamSynchronize(g.stream));
+  Graph graph(nullptr, cudaGraphExecDestroy);
+  if (settings.launch == "graph") graph = capture(g.stream, [&] { issue_steps(g, false, false, flags); });
+  std::vector<double> times;
+  bool correct = true;
+  for (int i = -std::max(1, options.warmup); i < options.reps; ++i) {
+    if (graph) CUDA_CHECK(cudaGraphLaunch(graph.get(), g.stream));
+    else issue_steps(g, false, false, flags);
+    CUDA_CHECK(cudaStreamSynchronize(g.stream));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, g.start.get(), g.reduced.get()));
+    if (i >= 0) times.push_back(ms);
+    correct = matches(g.partial.download_one(), shard_ref, tol) && correct;
+  }
+  const double median = summarize(times).median_ms, bytes = double(g.shard.count) * sizeof(T);
+  return {median, gigabytes_per_second(bytes, median), double(g.partial.download_one()), correct, g.device,
+          g.shard.count};
+}
+
+// One sum over the G GPUs as this process saw it: the slowest GPU's time and step 1; step 2 on the
+// GPU that finished step 1 last (it waits for no one); when the host began and ended issuing it.
+struct SumRun {
+  double total_ms = 0, step1_ms = 0, step2_ms = 1e300, began_us = 0, ended_us = 0, total = 0;
+  bool correct = true;
+};
+
+template <typename T>
+SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExec_t graph, bool peer,
+                     const Reference<T>& ref, long double tol) {
   SumRun run;
+  if (settings.launch == "threads" && !graph) {  // a thread per GPU, each with its own NCCL call
+    std::atomic<int> ready{0};
+    std::vector<double> began(gpus.size()), ended(gpus.size());
+    std::vector<std::exception_ptr> failed(gpus.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < int(gpus.size())) {  // spin: the threads leave within a microsecond
+        }
+        try {
+          began[i] = now_us();
+          issue_steps(*gpus[i], peer, true, cudaEventRecordDefault);
+          ended[i] = now_us();
+        } catch (...) {
+          failed[i] = std::current_exception();
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (auto& f : failed)
+      if (f) std::rethrow_exception(f);
+    run.began_us = *std::min_element(began.begin(), began.end());
+    run.ended_us = *std::max_element(ended.begin(), ended.end());
+  } else {
+    run.began_us = now_us();
+    if (graph) CUDA_CHECK(cudaSetDevice(gpus.front()->device));
+    if (graph) CUDA_CHECK(cudaGraphLaunch(graph, gpus.front()->stream));
+    else issue_sum(gpus, peer, cudaEventRecordDefault);
+    run.ended_us = now_us();
+  }
   for (auto& g : gpus) {  // then wait for each GPU, read its times, copy its total back and check it
     CUDA_CHECK(cudaSetDevice(g->device));
     CUDA_CHECK(cudaEventSynchronize(g->stop.get()));
-    float reduce_ms = 0, total_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&reduce_ms, g->start.get(), g->reduced.get()));
-    CUDA_CHECK(cudaEventElapsedTime(&total_ms, g->start.get(), g->stop.get()));
-    run.reduce_ms = std::max(run.reduce_ms, double(reduce_ms)), run.total_ms = std::max(run.total_ms, double(total_ms));
+    float step1 = 0, step2 = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&step1, g->start.get(), g->reduced.get()));
+    CUDA_CHECK(cudaEventElapsedTime(&step2, g->reduced.get(), g->stop.get()));
+    run.total_ms = std::max(run.total_ms, double(step1) + step2);
+    run.step1_ms = std::max(run.step1_ms, double(step1)), run.step2_ms = std::min(run.step2_ms, double(step2));
     T total{};
     CUDA_CHECK(cudaMemcpy(&total, g->total.data(), sizeof(T), cudaMemcpyDeviceToHost));
     run.correct = run.correct && matches(total, ref, tol);
@@ -166,23 +318,28 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   const std::size_t n = file ? file->size() : options.n;
   Report report(info, options);
   report.set_input(data_type_of<T>(), n, source);
-  // The GPUs: G is --gpus, every visible GPU, or under mpirun the number of processes. The analysis
-  // needs only G; a machine that cannot run G GPUs stops after it, with status 77.
+  // G: --gpus, every visible GPU, or under mpirun the processes; then step 2's way. The analysis
+  // needs only G; a machine that cannot run the G GPUs stops after it (status 77).
   const GpuStatus gpu = probe_gpu();
   int visible = 0;
   if (gpu.usable) CUDA_CHECK(cudaGetDeviceCount(&visible));
-  const int G = Processes::with_mpi() ? processes.size() : settings.gpus_asked ? settings.gpus_asked : visible;
-  const std::string problem = gpu_problem(processes, G, visible, gpu.reason);
+  const bool mpi = Processes::with_mpi();
+  const int G = mpi ? processes.size() : settings.gpus_asked ? settings.gpus_asked : visible;
+  std::string problem = gpu_problem(processes, G, visible, gpu.reason);
+  const std::string no_peer = settings.combine == "nccl" ? "--combine nccl"
+                              : problem.empty()          ? peer_problem(processes, G)
+                                                         : problem;
+  if (problem.empty() && settings.combine == "peer" && !no_peer.empty()) problem = "--combine peer: " + no_peer;
+  const bool peer = no_peer.empty();
 
-  // Input: this process's part of the array (one process: all of it; under mpirun: its GPU's shard).
-  // Without the GPUs to run on, random input is made a piece at a time for the reference and never
-  // held whole (1 GiB by default): the analysis needs no more. A file is read and checked anyway.
+  // Input: this process's part of the array (under mpirun: its GPU's shard). Without the GPUs,
+  // random input is made a piece at a time for the reference, never whole.
   const Shard part = shard_of(n, processes.size(), processes.rank());
   const bool hold = file || problem.empty();
   const std::vector<T> made = file || !hold ? std::vector<T>() : random_part<T>(options.seed, part);
   const T* data = file ? file->data() + part.begin : made.data();
-  // The reference: each process's part on the CPU, the parts combined (the same tree one level up).
-  // A float sum that cannot fit its type is refused here (status 2), on any machine.
+  // The reference: each process's part on the CPU, the parts combined. A float sum that cannot fit
+  // its type is refused here (status 2), on any machine.
   const Reference<T> ref = combine_references(gather_items(
       processes, std::vector{hold ? reference_sum(data, part.count) : reference_in_pieces<T>(options.seed, part)}));
   if (ref.exact)
@@ -190,16 +347,14 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   else
     report.set_reference(json_value(ref.value), "higher-precision CPU sum");
 
-  analyze<T>(report, n, G, processes);
+  analyze<T>(report, n, G, problem.empty() ? (peer ? "peer" : "nccl") : settings.combine);
   if (!problem.empty()) return processes.rank() == 0 ? report.finish_without_gpu(problem) : int(kNoGpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // said once the options, the input and the GPUs are known to be good
   if (processes.rank() == 0) std::cerr << info.name << ": the NCCL combine in multi_gpu.cuh is not implemented yet\n";
 #endif
 
-  // Each GPU of this process (one process: GPUs 0 to G - 1; under mpirun: the GPU of its local rank)
-  // gets its shard: room checked, its own reference, uploaded; then it is timed alone (fastest over
-  // the shard, no NCCL, checked against the shard's reference). Then the float bound over all GPUs.
-  const bool mpi = Processes::with_mpi();
+  // Each GPU of this process (one process: GPUs 0 to G - 1; under mpirun: the GPU of its local
+  // rank) gets its shard, uploaded, and is timed alone. Then the float bound over all GPUs.
   Gpus<T> gpus;
   std::vector<std::string> names;
   std::size_t depth = 0;
@@ -209,26 +364,22 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
     const std::size_t bytes = g.shard.count * sizeof(T);
     check_room(g.device, bytes);
     const T* shard = data + (g.shard.begin - part.begin);
-    g.shard_ref = reference_sum(shard, g.shard.count);
+    const Reference<T> shard_ref = reference_sum(shard, g.shard.count);
     g.input = DeviceBuffer<T>(g.shard.count);
     if (bytes) CUDA_CHECK(cudaMemcpy(g.input.data(), shard, bytes, cudaMemcpyHostToDevice));
     names.push_back(current_device().describe());
     depth = std::max(depth, sharded_sum_depth<T>(g.shard.count, G));
-    const RunResult alone = run_reduction<T>(
-        "alone",
-        [&](cudaStream_t s) { launch_shard_partial(g.input.data(), g.shard.count, g.partial.data(), g.scratch, s); },
-        g.partial, g.shard_ref, tolerance(g.shard_ref, sharded_sum_depth<T>(g.shard.count, 1)), options, double(bytes));
     measured.alone.push_back(
-        {alone.time_ms, alone.gbps, alone.result.as_double(), alone.correct, g.device, g.shard.count});
+        time_alone(g, settings, shard_ref, tolerance(shard_ref, sharded_sum_depth<T>(g.shard.count, 1)), options));
   }
   const long double tol = tolerance(ref, static_cast<std::size_t>(processes.max(double(depth))));
   measured.alone = gather_items(processes, measured.alone);
 
-  // The communicators, timed apart: a program makes them once. One process makes all G at once;
-  // under mpirun rank 0 makes NCCL's unique id, MPI hands it to every rank, and each rank joins.
+  // Set-up, timed apart (a program does it once): the communicators (under mpirun rank 0 makes
+  // NCCL's unique id, MPI hands it to every rank, each joins) and the mailboxes.
   processes.barrier();
-  auto clock = std::chrono::steady_clock::now();
-  if (!Processes::with_mpi()) {
+  double began = now_us();
+  if (!mpi) {
     std::vector<ncclComm_t> comms(G);
     std::vector<int> devices(G);
     std::iota(devices.begin(), devices.end(), 0);  // GPUs 0 to G - 1
@@ -241,32 +392,50 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
     CUDA_CHECK(cudaSetDevice(gpus[0]->device));
     NCCL_CHECK(ncclCommInitRank(&gpus[0]->comm, G, id, processes.rank()));
   }
-  measured.init_ms = processes.max(milliseconds_since(clock));
-  // The first sum, timed apart too (NCCL connects the GPUs on first use); warm-up; then the timed
-  // sums, each as long as its slowest GPU over every process.
+  if (peer) connect_peers(gpus, G, processes);
+  measured.init_ms = processes.max(now_us() - began) / 1e3;
+  // The first sum, timed apart too, issued in a loop: NCCL connects the GPUs on first use, which
+  // a graph's capture should not have to do. Then the graph, warm-up, and the timed sums, each as
+  // long as its slowest GPU over every process.
   processes.barrier();
-  clock = std::chrono::steady_clock::now();
-  bool correct = sum_over_gpus(gpus, ref, tol).correct;
-  measured.first_ms = processes.max(milliseconds_since(clock));
-  for (int i = 0; i < options.warmup; ++i) correct = sum_over_gpus(gpus, ref, tol).correct && correct;
+  began = now_us();
+  Settings first = settings;
+  first.launch = "loop";
+  bool correct = sum_over_gpus(gpus, first, nullptr, peer, ref, tol).correct;
+  measured.first_ms = processes.max(now_us() - began) / 1e3;
+  Graph graph = settings.launch == "graph" ? capture_sum(gpus, peer) : Graph(nullptr, cudaGraphExecDestroy);
+  for (int i = 0; i < options.warmup; ++i)
+    correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol).correct && correct;
   for (int i = 0; i < options.reps; ++i) {
     processes.barrier();
-    const SumRun run = sum_over_gpus(gpus, ref, tol);
+    const SumRun run = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol);
     measured.sum_ms.push_back(processes.max(run.total_ms));
-    measured.combine_ms.push_back(measured.sum_ms.back() - processes.max(run.reduce_ms));
+    measured.combine_ms.push_back(measured.sum_ms.back() - processes.max(run.step1_ms));
+    measured.step2_ms.push_back(-processes.max(-run.step2_ms));
+    // The issue window: from the first call for any GPU to the last one's return (one machine's
+    // processes read one clock; across machines, each process's own window).
+    measured.issue_us.push_back(processes.local_size() == processes.size()
+                                    ? processes.max(run.ended_us) + processes.max(-run.began_us)
+                                    : processes.max(run.ended_us - run.began_us));
     correct = correct && run.correct, measured.total = run.total;
   }
   measured.correct = processes.max(correct ? 0 : 1) == 0;
+  measured.combine = peer ? "peer" : "nccl";
+  measured.launch = mpi ? "mpirun, " + settings.launch : settings.launch;
 
   // The contrast: whole vectors, as large as --vector-max and the GPUs' free memory allow.
   const std::size_t vector_max = vector_room(gpus, settings.vector_max, processes);
   const auto rows = sweep_allreduce<T>(gpus, G, allreduce_sizes(sizeof(T), vector_max), options, processes);
+  graph.reset();  // before the communicators its NCCL calls use
   for (auto& g : gpus) {  // the normal end: every GPU idle, so that no call waits on another
     CUDA_CHECK(cudaSetDevice(g->device));
     CUDA_CHECK(cudaStreamSynchronize(g->stream));
     NCCL_CHECK(ncclCommDestroy(g->comm));
     g->comm = nullptr;
+    for (void* p : g->opened) CUDA_CHECK(cudaIpcCloseMemHandle(p));
+    g->opened.clear();
   }
+  processes.barrier();  // every process has closed the others' mailboxes before any frees its own
 
   // The report, on rank 0 (every rank exits with the same status): the CUDA versions as every
   // chapter gives them, all G GPUs in one line, the runs and the scaling, then the contrast.
@@ -279,7 +448,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
     report.fields().set("nccl_version", nccl_version());
     report.set_reference(ref, tol);
     report_scaling<T>(report, measured, G, n, ref, tol);
-    report_allreduce<T>(report, rows, G, vector_max, settings.vector_max, all_names.front(), nccl_version());
+    report_allreduce<T>(report, rows, G, vector_max, settings.vector_max);
     status = std::max(status, report.finish());
   }
   return processes.max(status);
@@ -288,17 +457,23 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
 int main(int argc, char** argv) {
   Processes processes(argc, argv);  // under mpirun: MPI_Init here, MPI_Finalize at the end
   ChapterInfo info{"10_multi_gpu"};
-  info.title = "the sum over several GPUs: fastest on each GPU's shard, one NCCL all-reduce of the partials";
-  info.default_n = std::size_t(1) << 28;  // 1 GiB of int in all: far past every L2, and it fits any GPU
+  info.title = "the sum over several GPUs: fastest on each GPU's shard, then the G partials added";
+  info.default_n = std::size_t(1) << 30;  // 4 GiB of int: 1 GiB a GPU on 4 GPUs, long enough to hide step 2
   info.has_block = false;                 // fastest brings its own block size
-  info.variants = {variant()};            // --list, --kernel
+  // The registry, as --list shows it: one variant. Its float sum is not promised the same on every
+  // run: NCCL does not say in which order it adds.
+  info.variants = {{"sharded_sum", "each GPU reduces its shard with fastest; step 2 adds the G partials", false}};
   info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
   Options options;
-  Settings settings;  // the chapter's own options: --gpus, --vector-max (above)
+  Settings settings;
   if (const auto parsed = parse_options(info, options, settings, processes, argc, argv)) return *parsed;
   bool finished = false;  // false after an exception: that process failed on its own
   const int status = run_guarded(info.name, [&] {
-    const std::optional<HostData> file = read_input_file(options);  // the whole --input file, on every process
+    // --input: the whole file, read by every process; each keeps its part.
+    std::optional<HostData> file;
+    if (!options.input.empty()) file = load_input(options.input);
+    if (file && std::visit([](const auto& v) { return v.empty(); }, *file))
+      throw InputError(escaped(options.input) + " holds no elements");
     const std::string source = file ? "file " + escaped(options.input) : "random, seed " + std::to_string(options.seed);
     const int result = dispatch_type(file ? data_type_of(*file) : options.type, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -1,12 +1,9 @@
-// The processes of one run. Chapter 10 drives its GPUs two ways, and its program is the same for
-// both; only this part differs, and each program links one version of it:
-//  - 10_multi_gpu: one process drives every GPU (processes_one.cpp: there is nobody to talk to);
-//  - 10_multi_gpu_mpi: mpirun starts one process per GPU, on one machine or several
-//    (processes_mpi.cpp: MPI carries what the processes tell each other outside NCCL).
-// What they tell each other is little: NCCL's unique id, from rank 0 to every rank, before NCCL
-// exists; the references of their parts; whether their machine can run them; and, for the report,
-// a few numbers and names from every rank. NCCL moves the data itself. Under mpirun only rank 0
-// speaks (QuietUnless), and every rank agrees on the outcome, so all exit with the same status.
+// The processes of one run: the only part of chapter 10's program that differs between its two
+// ways, each program linking one version. 10_multi_gpu: one process drives every GPU
+// (processes_one.cpp: nobody to talk to). 10_multi_gpu_mpi: mpirun starts one process per GPU
+// (processes_mpi.cpp: MPI carries NCCL's unique id, the parts' references, the peer combine's IPC
+// handles and the report's numbers; NCCL and the GPUs move the data). Only rank 0 speaks
+// (QuietUnless), and every rank agrees on the outcome, so all exit with the same status.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +40,8 @@ class Processes {
   double sum(double value) const;
   int max(int value) const;
   void barrier() const;
-  // Ends every process of the run with `status`: for a failure on one rank while the others may
-  // be waiting for it inside a collective (MPI_Abort). Without MPI it simply returns the status.
+  // Ends every process with `status` (MPI_Abort): one rank failed alone while the others may wait
+  // for it. Without MPI it returns the status.
   int abort_all(int status) const;
 
  private:
@@ -74,9 +71,8 @@ inline std::vector<std::string> gather_texts(const Processes& processes, const s
   return all;
 }
 
-// Why this machine cannot give G GPUs to this run, or "" when it can. One process needs G visible
-// GPUs; under mpirun each process takes the GPU of its local rank, so a machine needs as many GPUs
-// as it has processes. Every rank checks its own machine, and all agree on the first problem.
+// Why this machine cannot give G GPUs to this run, or "": one process needs G visible GPUs; under
+// mpirun each process takes the GPU of its local rank. All ranks agree on the first problem.
 inline std::string gpu_problem(const Processes& processes, int gpus, int visible, std::string problem) {
   const auto plural = [](int k, const char* one, const char* many) {
     return std::to_string(k) + (k == 1 ? one : many);

@@ -1,7 +1,6 @@
-// Chapter 10's arithmetic, none of which needs a GPU: how the array is split over G GPUs, each
-// process's part of the random input, the whole array's reference put together from the
-// references of its parts, the depth of the combine for the float bound, and the
-// bandwidth figures of a collective as NCCL's own tests define them. The CPU tests check all of it.
+// Chapter 10's arithmetic, none of which needs a GPU (the CPU tests check it all): the split over
+// G GPUs, each process's part of the random input, the whole array's reference put together from
+// its parts', the depth of step 2 for the float bound, and a collective's bandwidth figures.
 #pragma once
 
 #include <algorithm>
@@ -24,9 +23,8 @@ struct Shard {
   std::size_t end() const { return begin + count; }
 };
 
-// Shard `rank` of `gpus` over n elements: contiguous pieces in rank order, as equal as whole
-// elements allow. The first n % G shards hold one element more than the others; with n < G the
-// last G - n shards are empty (those GPUs still take part in the combine, with a partial of 0).
+// Shard `rank` of `gpus` over n elements: contiguous, in rank order, as equal as whole elements
+// allow (the first n % G hold one more). With n < G the last G - n are empty.
 inline Shard shard_of(std::size_t n, int gpus, int rank) {
   if (gpus < 1 || rank < 0 || rank >= gpus) throw std::invalid_argument("shard_of: rank must be in [0, gpus)");
   const std::size_t g = static_cast<std::size_t>(gpus), r = static_cast<std::size_t>(rank);
@@ -37,8 +35,8 @@ inline Shard shard_of(std::size_t n, int gpus, int rank) {
 // The most elements any one GPU holds: shard 0's.
 inline std::size_t largest_shard(std::size_t n, int gpus) { return shard_of(n, gpus, 0).count; }
 
-// Elements [part.begin, part.end()) of the array generate_input(n, seed) makes, made alone: element
-// i depends only on the seed and i, so each process makes its own part and never the whole array.
+// Elements [part.begin, part.end()) of generate_input(n, seed), made alone (element i depends only
+// on the seed and i): each process makes its own part, never the whole array.
 template <typename T>
 std::vector<T> random_part(std::uint64_t seed, Shard part) {
   std::vector<T> data(part.count);
@@ -50,25 +48,18 @@ std::vector<T> random_part(std::uint64_t seed, Shard part) {
   return data;
 }
 
-// How many rounded additions the combine may add to an element's path, for the float bound
-// (common/reference.hpp). NCCL does not document the order in which an all-reduce adds the G
-// partials, and it depends on the algorithm NCCL picks for the call: a ring passes one running sum
-// from GPU to GPU (G - 1 additions in a row), NCCL's tree is a chain inside each machine, NVLink
-// SHARP adds in the switch. So the bound takes the worst order there is: any way of adding G
-// numbers leaves each of them under at most G - 1 additions. For G = 1 and 2 that equals
-// ceil(log2 G), the depth of a balanced tree; past 2 it is larger, and safe whatever NCCL chooses.
+// The rounded additions step 2 may add to an element's path, for the float bound. NCCL does not
+// document its order (a ring is a chain of G - 1 additions, NVLink SHARP adds in the switch), and
+// the peer combine adds in rank order, a chain too: so the worst order there is, G - 1.
 inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
 
-// The reference of the whole array from the references of its shards, in rank order: the same
-// tree one level up, on the CPU. Each process then needs only its own part in memory, which is
-// what lets the mpirun path span machines.
-//  - integers: the shards' sums added with the same wrap-around modulo 2^32, so the total is
-//    exact. `wrapped` says whether a shard's sum or the total left the 32-bit range (a shard that
-//    wrapped marks the total as wrapped too, which is the rare case where that note is cautious).
-//  - floats: the wider sums added in long double; the magnitudes (sum |x|) and error bounds add,
-//    plus the rounding of those G - 1 long double additions. Each shard's sum of magnitudes fit in
-//    T (reference_sum refuses it otherwise), but together they may not: a float sum past T's
-//    largest value is refused here as reference_sum refuses it for one array (status 2).
+// The whole array's reference from its shards', in rank order: the same tree one level up, on the
+// CPU, so that each process needs only its own part in memory.
+//  - integers: the sums added with the same wrap-around modulo 2^32: exact. `wrapped`: a shard's
+//    sum or the total left the 32-bit range.
+//  - floats: the wide sums added in long double; the magnitudes and error bounds add, plus the
+//    rounding of those additions. A total whose magnitudes do not fit T is refused (status 2), as
+//    reference_sum refuses one array's.
 template <typename T>
 reduction::Reference<T> combine_references(const std::vector<reduction::Reference<T>>& shards) {
   reduction::Reference<T> whole;
@@ -102,11 +93,9 @@ reduction::Reference<T> combine_references(const std::vector<reduction::Referenc
   return whole;
 }
 
-// NCCL's tests report a collective's speed twice (nccl-tests, doc/PERFORMANCE.md):
-//  - algorithm bandwidth: the bytes of the vector over the time, as a user sees it;
-//  - bus bandwidth: what each GPU's links carried, comparable with the links' peak whatever G is.
-//    An all-reduce of S bytes must bring each GPU the other G - 1 GPUs' contributions and send
-//    its own: 2 (G - 1) / G x S bytes in each direction, with a ring. One GPU moves nothing.
+// A collective's speed as nccl-tests reports it (doc/PERFORMANCE.md): algorithm bandwidth, the
+// vector's bytes over the time; bus bandwidth, what each GPU's links carried each way, 2 (G - 1) / G
+// times that for an all-reduce (one GPU moves nothing): comparable with the links' peak for any G.
 inline double algorithm_bandwidth_gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
@@ -118,9 +107,7 @@ inline double allreduce_bytes_per_gpu(std::size_t bytes, int gpus) {
   return gpus > 1 ? static_cast<double>(bytes) * 2.0 * (gpus - 1) / gpus : 0.0;
 }
 
-// The vector sizes of the all-reduce sweep: one element, then 4 times larger each step, up to
-// max_bytes (4 B, 16 B, ... 256 MiB, 1 GiB for int and float). Empty when max_bytes is below one
-// element (--vector-max 0 turns the sweep off).
+// The vector sizes of the sweep: one element, then 4 times larger, up to max_bytes (none below one).
 inline std::vector<std::size_t> allreduce_sizes(std::size_t element_bytes, std::size_t max_bytes) {
   std::vector<std::size_t> sizes;
   for (std::size_t bytes = element_bytes; bytes > 0 && bytes <= max_bytes; bytes *= 4) {
@@ -128,26 +115,6 @@ inline std::vector<std::size_t> allreduce_sizes(std::size_t element_bytes, std::
     if (bytes > max_bytes / 4) break;
   }
   return sizes;
-}
-
-// The interconnect's peak as NVIDIA's datasheets give it, for the GPUs this chapter was measured
-// on: a vendor's figure, never a measurement. The CUDA runtime does not report NVLink's speed
-// (NVML does, and this project does not depend on it). NVLink 4 on H100 SXM and H200: 18 links,
-// 900 GB/s per GPU counting both directions, so 450 GB/s each way, which is what bus bandwidth
-// is compared with.
-struct VendorLinkPeak {
-  const char* name_contains;
-  double total_gbps;  // both directions together, as the datasheet states it
-  const char* description;
-};
-inline const VendorLinkPeak* vendor_link_peak(const std::string& device_name) {
-  static const VendorLinkPeak known[] = {
-      {"H200", 900, "NVLink 4, 18 links: 900 GB/s per GPU, both directions (NVIDIA H200 datasheet)"},
-      {"H100 80GB HBM3", 900, "NVLink 4, 18 links: 900 GB/s per GPU, both directions (NVIDIA H100 SXM datasheet)"},
-  };
-  for (const auto& k : known)
-    if (device_name.find(k.name_contains) != std::string::npos) return &k;
-  return nullptr;
 }
 
 }  // namespace ch10

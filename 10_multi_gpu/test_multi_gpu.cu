@@ -1,11 +1,14 @@
-// Chapter 10 on the GPU: the shard's partial (chapter 09's fastest) and the NCCL combine, on one GPU
-// and on every visible GPU (one process, ncclCommInitAll), against the CPU reference of the whole
-// array; n < G included. Results are poisoned before every launch. The program's own runs with
-// --gpus 2 and under mpirun are tests of CMakeLists.txt (they skip where GPUs are missing).
+// Chapter 10 on the GPU: step 1 (chapter 09's fastest), then step 2 by NCCL or by the peer combine,
+// on one GPU and on every visible GPU of this process, against the CPU reference of the whole
+// array; n < G included; every total poisoned first. Several sums are queued back to back, a random
+// GPU held back before step 2 in each, so that the GPUs reach step 2 in every order. The program's
+// own runs on 2 and 4 GPUs, and under mpirun, are tests of CMakeLists.txt.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "common/gpu.cuh"
@@ -19,16 +22,38 @@ using ch10::Shard;
 
 namespace {
 
-// The GPUs 0 to G - 1 of this process, with one communicator each (ncclCommInitAll).
+int visible_gpus() {
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  return count;
+}
+
+// GPUs 0 to G - 1 of this process: a stream and an NCCL communicator each, and, where every pair
+// has peer access, the peer combine's mailboxes (zeroed), as main.cu's connect_peers makes them.
 class Team {
  public:
   explicit Team(int gpus) : comms_(gpus), streams_(gpus) {
     std::vector<int> devices(gpus);
     for (int g = 0; g < gpus; ++g) devices[g] = g;
     NCCL_CHECK(ncclCommInitAll(comms_.data(), gpus, devices.data()));
+    bool reachable = true;
     for (int g = 0; g < gpus; ++g) {
       CUDA_CHECK(cudaSetDevice(g));
       CUDA_CHECK(cudaStreamCreate(&streams_[g]));
+      for (int other = 0; other < gpus; ++other) {
+        int can = 1;
+        if (other != g) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, g, other));
+        const cudaError_t e = other == g || !can ? cudaSuccess : cudaDeviceEnablePeerAccess(other, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_CHECK(e);
+        reachable = reachable && can;
+      }
+      mailboxes_.push_back(std::make_unique<DeviceBuffer<unsigned long long>>(
+          std::vector<unsigned long long>(ch10::mailbox_words(gpus), 0)));
+    }
+    for (int g = 0; g < gpus && reachable; ++g) {
+      boxes_.push_back({{}, gpus, g});
+      for (int j = 0; j < gpus; ++j) boxes_[g].of[j] = mailboxes_[j]->data();
     }
   }
   ~Team() {
@@ -37,84 +62,103 @@ class Team {
       cudaStreamSynchronize(streams_[g]);
       cudaStreamDestroy(streams_[g]);
       ncclCommDestroy(comms_[g]);
+      mailboxes_[g].reset();
     }
     cudaSetDevice(0);
   }
   int size() const { return static_cast<int>(comms_.size()); }
+  bool peers() const { return !boxes_.empty(); }
   ncclComm_t comm(int g) const { return comms_[g]; }
   cudaStream_t stream(int g) const { return streams_[g]; }
+  const ch10::PeerMailboxes& boxes(int g) const { return boxes_[g]; }
   void synchronize() const {
-    for (int g = 0; g < size(); ++g) {
-      CUDA_CHECK(cudaSetDevice(g));
-      CUDA_CHECK(cudaStreamSynchronize(streams_[g]));
-    }
+    for (int g = 0; g < size(); ++g) CUDA_CHECK(cudaSetDevice(g)), CUDA_CHECK(cudaStreamSynchronize(streams_[g]));
   }
 
  private:
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;
+  std::vector<std::unique_ptr<DeviceBuffer<unsigned long long>>> mailboxes_;
+  std::vector<ch10::PeerMailboxes> boxes_;
 };
 
-int visible_gpus() {
-  int count = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&count));
-  return count;
+// Holds a GPU's stream back for about `cycles` clock cycles: the other GPUs run ahead meanwhile.
+__global__ void hold(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
 }
 
-// One GPU's part: its shard on the device, a partial and a total (poisoned).
+// One GPU's part: its shard on the device, its partial, a total per sum, fastest's scratch.
 template <typename T>
 struct Part {
-  DeviceBuffer<T> shard, partial{1}, total{1};
+  DeviceBuffer<T> shard, partial{1}, totals;
   DeviceScratch scratch;
 };
 
-// The sum of `data` over the team's GPUs, exactly as the program computes it; returns every GPU's total.
+// `rounds` sums of `data` over the team's GPUs, exactly as the program computes them, queued back to
+// back with no host wait; in each, one random GPU held back before step 2 (about 0.1 ms). Step 2:
+// the peer combine, or NCCL's grouped calls. Returns every GPU's total of every sum, GPU by GPU.
 template <typename T>
-std::vector<T> sharded_sum(const Team& team, const std::vector<T>& data) {
+std::vector<T> sums(const Team& team, const std::vector<T>& data, bool peer, int rounds, std::uint64_t seed) {
   const int G = team.size();
+  std::mt19937_64 random(seed);
   std::vector<std::unique_ptr<Part<T>>> parts;
   for (int g = 0; g < G; ++g) {
     CUDA_CHECK(cudaSetDevice(g));
     const Shard s = ch10::shard_of(data.size(), G, g);
-    auto part = std::make_unique<Part<T>>();
-    if (s.count) part->shard = DeviceBuffer<T>(std::vector<T>(data.begin() + s.begin, data.begin() + s.end()));
-    part->partial.poison();
-    part->total.poison();
-    parts.push_back(std::move(part));
+    parts.push_back(std::make_unique<Part<T>>());
+    if (s.count) parts[g]->shard = DeviceBuffer<T>(std::vector<T>(data.begin() + s.begin, data.begin() + s.end()));
+    parts[g]->totals = DeviceBuffer<T>(std::size_t(rounds));
+    parts[g]->totals.poison();
   }
-  for (int g = 0; g < G; ++g) {
-    CUDA_CHECK(cudaSetDevice(g));
-    ch10::launch_shard_partial(parts[g]->shard.data(), parts[g]->shard.size(), parts[g]->partial.data(),
-                               parts[g]->scratch, team.stream(g));
+  for (int r = 0; r < rounds; ++r) {
+    const int late = int(random() % G);
+    for (int g = 0; g < G; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      Part<T>& p = *parts[g];
+      ch10::launch_shard_partial(p.shard.data(), p.shard.size(), p.partial.data(), p.scratch, team.stream(g));
+      if (g == late) hold<<<1, 1, 0, team.stream(g)>>>(200000);
+      if (peer) ch10::launch_peer_combine(p.partial.data(), p.totals.data() + r, team.boxes(g), team.stream(g));
+    }
+    if (peer) continue;
+    NCCL_CHECK(ncclGroupStart());
+    for (int g = 0; g < G; ++g)
+      ch10::launch_combine(parts[g]->partial.data(), parts[g]->totals.data() + r, 1, team.comm(g), team.stream(g));
+    NCCL_CHECK(ncclGroupEnd());
   }
-  NCCL_CHECK(ncclGroupStart());
-  for (int g = 0; g < G; ++g)
-    ch10::launch_combine(parts[g]->partial.data(), parts[g]->total.data(), 1, team.comm(g), team.stream(g));
-  NCCL_CHECK(ncclGroupEnd());
   team.synchronize();
-  std::vector<T> totals;
+  std::vector<T> all;
   for (int g = 0; g < G; ++g) {
     CUDA_CHECK(cudaSetDevice(g));
-    totals.push_back(parts[g]->total.download_one());
+    for (T t : parts[g]->totals.download()) all.push_back(t);
     parts[g].reset();  // freed with its GPU current
   }
   CUDA_CHECK(cudaSetDevice(0));
-  return totals;
+  return all;
 }
 
+// Both ways of step 2 on the team, for each n: every total of every sum matches the reference, and
+// the peer combine's are the same bits on every GPU.
 template <typename T>
-void check_sharded_sum(const Team& team, std::size_t n) {
-  const auto seed = testing::fresh_seed();
-  const int G = team.size();
-  INFO("seed " << seed << ", n = " << n << ", G = " << G);
-  const auto data = generate_input<T>(n, seed);
-  const auto ref = reference_sum(data.data(), n);
-  CUDA_CHECK(cudaSetDevice(0));
-  const long double tol = tolerance(ref, ch10::sharded_sum_depth<T>(ch10::largest_shard(n, G), G));
-  const auto totals = sharded_sum(team, data);
-  for (int g = 0; g < G; ++g) {
-    INFO("the total on GPU " << g);
-    CHECK_MATCHES(totals[g], ref, tol);
+void check_sums(const Team& team, const std::vector<std::size_t>& sizes) {
+  const int G = team.size(), rounds = 5;
+  for (bool peer : {false, true}) {
+    if (peer && !team.peers()) WARN("a pair of the " << G << " GPUs has no peer access: the peer combine is not tested");
+    if (peer && !team.peers()) continue;
+    for (std::size_t n : sizes) {
+      const auto seed = testing::fresh_seed();
+      INFO("seed " << seed << ", n = " << n << ", G = " << G << (peer ? ", peer combine" : ", NCCL"));
+      const auto data = generate_input<T>(n, seed);
+      const auto ref = reference_sum(data.data(), n);
+      const long double tol = tolerance(ref, ch10::sharded_sum_depth<T>(ch10::largest_shard(n, G), G));
+      const auto totals = sums(team, data, peer, rounds, seed);
+      for (std::size_t i = 0; i < totals.size(); ++i) {
+        INFO("GPU " << i / rounds << ", sum " << i % rounds);
+        CHECK_MATCHES(totals[i], ref, tol);
+        if (peer) CHECK(std::memcmp(&totals[i], &totals[i % rounds], sizeof(T)) == 0);
+      }
+    }
   }
 }
 
@@ -122,49 +166,42 @@ const std::vector<std::size_t> kSizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1)
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("one GPU: fastest's partial through a one-rank all-reduce is the sum", "[multi_gpu]", std::int32_t,
-                   float, double) {
-  const Team team(1);
-  for (std::size_t n : kSizes) check_sharded_sum<TestType>(team, n);
+TEMPLATE_TEST_CASE("one GPU: fastest's partial through either step 2 is the sum", "[multi_gpu]", std::int32_t, float,
+                   double) {
+  check_sums<TestType>(Team(1), kSizes);
 }
 
 TEMPLATE_TEST_CASE("every visible GPU: the sharded sum, n < G and n not divisible by G included", "[multi_gpu]",
                    std::int32_t, float, double) {
-  const int G = std::min(visible_gpus(), 8);
-  const Team team(G);
+  const Team team(std::min(visible_gpus(), ch10::kMaxPeerGpus));
   std::vector<std::size_t> sizes = kSizes;
-  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})
+  for (std::size_t n : {std::size_t(team.size()) - 1, std::size_t(team.size()) + 1, std::size_t(3) * team.size()})
     if (n > 0) sizes.push_back(n);
-  for (std::size_t n : sizes) check_sharded_sum<TestType>(team, n);
+  check_sums<TestType>(team, sizes);
 }
 
-TEST_CASE("an empty shard's partial is 0, and it still joins the combine", "[multi_gpu]") {
-  const Team team(1);
-  DeviceBuffer<float> partial(1), total(1);
+TEST_CASE("an empty shard's partial is 0", "[multi_gpu]") {
+  DeviceBuffer<float> partial(1);
   DeviceScratch scratch;
   partial.poison();
-  total.poison();
-  ch10::launch_shard_partial<float>(nullptr, 0, partial.data(), scratch, team.stream(0));
-  ch10::launch_combine(partial.data(), total.data(), 1, team.comm(0), team.stream(0));
-  team.synchronize();
+  ch10::launch_shard_partial<float>(nullptr, 0, partial.data(), scratch, 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(partial.download_one() == 0.0f);
-  CHECK(total.download_one() == 0.0f);
 }
 
-TEST_CASE("the int partials wrap around modulo 2^32 in the combine, as on the CPU", "[multi_gpu]") {
-  const int G = std::min(visible_gpus(), 8);
-  const Team team(G);
+TEST_CASE("int partials wrap around modulo 2^32 in step 2, as on the CPU", "[multi_gpu]") {
+  const Team team(std::min(visible_gpus(), ch10::kMaxPeerGpus));
   // Each GPU's shard sums to 2^31 - 1 - g: any two of them overflow 32 bits.
   std::vector<std::int32_t> data;
-  for (int g = 0; g < G; ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
+  for (int g = 0; g < team.size(); ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
   const auto ref = reference_sum(data.data(), data.size());
-  const auto totals = sharded_sum(team, data);
-  for (int g = 0; g < G; ++g) CHECK(totals[g] == ref.value);
+  for (bool peer : {false, team.peers()})
+    for (std::int32_t total : sums(team, data, peer, 2, 1)) CHECK(total == ref.value);
 }
 
-TEST_CASE("the same combine adds whole vectors element by element", "[multi_gpu]") {
-  const int G = std::min(visible_gpus(), 8);
-  const Team team(G);
+TEST_CASE("NCCL's step 2 adds whole vectors element by element", "[multi_gpu]") {
+  const Team team(std::min(visible_gpus(), 8));
+  const int G = team.size();
   const std::size_t count = 100003;
   std::vector<std::unique_ptr<DeviceBuffer<float>>> sends, receives;
   for (int g = 0; g < G; ++g) {
@@ -190,8 +227,7 @@ TEST_CASE("the same combine adds whole vectors element by element", "[multi_gpu]
     }
     INFO("GPU " << g);
     CHECK(wrong == 0);
-    sends[g].reset();
-    receives[g].reset();
+    sends[g].reset(), receives[g].reset();
   }
   CUDA_CHECK(cudaSetDevice(0));
 }

@@ -228,11 +228,3 @@ TEST_CASE("the all-reduce sweep: one element, then 4 times larger, up to the lim
   CHECK(ch10::allreduce_sizes(4, 4) == std::vector<std::size_t>{4});
   CHECK(ch10::allreduce_sizes(4, std::numeric_limits<std::size_t>::max()).back() > (std::size_t(1) << 60));
 }
-
-TEST_CASE("the link peak is a vendor figure, given only for GPUs it is known for", "[sharding]") {
-  const auto* h200 = ch10::vendor_link_peak("NVIDIA H200");
-  REQUIRE(h200 != nullptr);
-  CHECK(h200->total_gbps == 900);
-  CHECK(ch10::vendor_link_peak("NVIDIA H100 80GB HBM3") != nullptr);
-  CHECK(ch10::vendor_link_peak("NVIDIA GeForce RTX 4090") == nullptr);
-}

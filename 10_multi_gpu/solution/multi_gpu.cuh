@@ -1,20 +1,18 @@
 // Chapter 10: the same tree one level up, across GPUs. The array is split into G shards, one per
-// GPU. Each GPU reduces its own shard to one partial sum with chapter 09's `fastest`, all GPUs at
-// once; then one NCCL all-reduce of a single element adds the G partials and leaves the total on
-// every GPU. The GPUs exchange one number each, so the time is the time to read the shards, and
-// G GPUs read G times as fast: the sum scales with G (README.md measures it against the all-reduce
-// of whole vectors, which the links bound instead).
-//
-// Two launchers, each run on every GPU's own stream: launch_shard_partial (step 1) and
-// launch_combine (step 2). The program and the tests call them for both launch ways: one process
-// driving every GPU, or one process per GPU under mpirun.
+// GPU; each GPU reduces its shard to one partial sum with chapter 09's `fastest` (step 1), all at
+// once; then the G partials are added and the total lands on every GPU (step 2). Step 2 moves one
+// number per GPU, so its cost is latency, and two ways to pay it are here: one NCCL all-reduce of
+// one element (launch_combine), and, where the GPUs reach each other's memory, the peer combine
+// (launch_peer_combine): each GPU stores its partial straight into every GPU over NVLink.
 #pragma once
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <type_traits>
@@ -22,72 +20,39 @@
 #include "common/ops.hpp"
 #include "fastest_small.cuh"  // chapter 09's fastest: reused, not copied (see CMakeLists.txt)
 
-// NCCL error checking, as CUDA_CHECK does it for CUDA (common/ops.hpp): every NCCL call is wrapped
-// in NCCL_CHECK; a failure prints the call, file and line with NCCL's own explanation to stderr and
-// throws, and the program exits with status 3 like any failed CUDA call.
+// NCCL_CHECK does for NCCL what CUDA_CHECK does for CUDA: the call, file, line and NCCL's reason
+// on stderr, then a CudaFailure, which the program turns into exit status 3.
 namespace ch10 {
-
-class NcclError : public reduction::CudaFailure {
- public:
-  NcclError(ncclResult_t code, const std::string& what) : reduction::CudaFailure(what), code_(code) {}
-  ncclResult_t code() const { return code_; }
-
- private:
-  ncclResult_t code_;
-};
-
-[[noreturn]] inline void throw_nccl_error(ncclResult_t code, const char* call, const char* file, int line) {
+inline void check_nccl(ncclResult_t code, const char* call, const char* file, int line) {
+  if (code == ncclSuccess) return;
   std::string what = std::string("NCCL error ") + ncclGetErrorString(code) + " at " + file + ":" +
                      std::to_string(line) + " in " + call;
-  // The last error's details (which GPU, which limit), when NCCL kept them.
   if (const char* detail = ncclGetLastError(nullptr); detail && *detail) what += ": " + std::string(detail);
   std::cerr << what << std::endl;
-  throw NcclError(code, what);
+  throw reduction::CudaFailure(what);
 }
-
 }  // namespace ch10
-
-#define NCCL_CHECK(call)                                                                                            \
-  do {                                                                                                              \
-    const ncclResult_t nccl_check_result_ = (call);                                                                 \
-    if (nccl_check_result_ != ncclSuccess) ::ch10::throw_nccl_error(nccl_check_result_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define NCCL_CHECK(call) ::ch10::check_nccl((call), #call, __FILE__, __LINE__)
 
 namespace ch10 {
 
 using reduction::DeviceScratch;
 
-// `fastest` brings its own block size, as cub does; the launcher shape of chapters 06 to 09 still
-// takes one. This is chapter 09's default --block, which fastest ignores.
+// `fastest` brings its own block size; the launcher shape still takes one (chapter 09's default).
 constexpr int kFastestBlockArgument = 256;
 
-// NCCL names element types with its own enum. The int partials travel as unsigned 32-bit
-// integers: unsigned addition wraps around modulo 2^32 by definition, as reduction::Sum does for
-// int on the GPU and the CPU, and its bits are those of the two's-complement sum. (Signed
-// overflow is undefined in C++, whatever the hardware would do.)
+// NCCL's name for the element type. Ints travel as unsigned 32-bit: unsigned addition wraps
+// modulo 2^32 by definition, with the bits of the two's-complement sum, as reduction::Sum does.
 template <typename T>
 ncclDataType_t nccl_type() {
   if constexpr (std::is_same_v<T, std::int32_t>) return ncclUint32;
   else if constexpr (std::is_same_v<T, float>) return ncclFloat32;
-  else {
-    static_assert(std::is_same_v<T, double>, "chapter 10 sums int, float and double");
-    return ncclFloat64;
-  }
+  else return ncclFloat64;
 }
 
-// Step 1, on each GPU: its shard to one partial sum in partial[0], with chapter 09's fastest.
-//
-// On mid-size shards fastest runs one grid whose last block adds the other blocks' results. A block
-// learns that it is last from a counter that chapter 09's launcher keeps beside the scratch memory
-// it is handed (ch09::kept_beside, per scratch allocation), and the block results live in that
-// scratch too; from 16 MiB a sum's tiles add their results into words kept there as well.
-// Each GPU here has its own DeviceScratch, so the G launches, one on each GPU at the same time,
-// share neither results, counter nor words. What fastest does not allow is two
-// launches running at once with the SAME scratch; each GPU here runs one reduction at a time with
-// its scratch (its "alone" runs, then the sums in its stream's order, never two at once).
-//
-// An empty shard (n < G) still has a partial, the identity 0, and must still bring it to the
-// combine: a collective waits until every GPU has joined it.
+// Step 1, on each GPU: its shard to one partial sum in partial[0]. Each GPU has its own
+// DeviceScratch (fastest's block results, counter and sum words), so G launches at once share
+// nothing. An empty shard (n < G) still brings its partial, 0, to step 2: every GPU must join it.
 template <typename T>
 void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceScratch& scratch, cudaStream_t stream) {
   if (count == 0) {
@@ -97,16 +62,11 @@ void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceS
   ch09::launch_fastest<reduction::Sum, T>(shard, count, partial, kFastestBlockArgument, scratch, stream);
 }
 
-// Step 2, on every GPU together: the GPUs' `count`-element vectors `partials` added element by
-// element, and the sums written to `totals` on every GPU (an all-reduce; ncclReduce would leave
-// them on one root GPU only). The sum of the shards calls it with count = 1; the contrast, the
-// all-reduce of whole vectors that data-parallel training does, is the same call with millions.
-//
-// NCCL queues the work on `stream`, behind the partial's kernel: the host does not wait. A
-// collective needs every GPU's call: one process driving several GPUs makes them between
-// ncclGroupStart() and ncclGroupEnd(), so that NCCL launches them together (one call alone would
-// the first could wait for the others, which the same thread has not made yet); under mpirun each
-// process makes its one call.
+// Step 2 with NCCL, on every GPU together: the `count`-element vectors `partials` of all GPUs of
+// `comm` added element by element, the sums in `totals` on every GPU (an all-reduce). The sum
+// calls it with count = 1; the contrast, data-parallel training's all-reduce, with millions.
+// It is queued on `stream` behind step 1, like a kernel. One process driving several GPUs makes
+// the G calls between ncclGroupStart() and ncclGroupEnd(), so that NCCL launches them together.
 template <typename T>
 void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t comm, cudaStream_t stream) {
   // EXERCISE: one NCCL call that adds the `count` elements of `partials` across every GPU of `comm`,
@@ -120,6 +80,65 @@ void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t 
   // PLACEHOLDER: (void)partials, (void)totals, (void)count, (void)comm, (void)stream;
   NCCL_CHECK(ncclAllReduce(partials, totals, count, nccl_type<T>(), ncclSum, comm, stream));
   // END EXERCISE
+}
+
+// Step 2 without NCCL: the peer combine. Each GPU has a mailbox in its memory that every GPU can
+// store into (peer access over NVLink). One warp per GPU: lane j stores this GPU's partial into
+// its slot of GPU j's mailbox, then waits for GPU j's partial in this GPU's mailbox; lane 0 adds
+// the G partials in rank order, so every GPU gets the same bits. One store across the link, a wait.
+//
+// The data carries its own flag, as NCCL's low-latency protocol does: a 64-bit word holds 32 bits
+// of the partial and the exchange's number (its epoch), stored and loaded whole, so a reader that
+// sees this epoch sees this exchange's bits: no fence. (A double takes two words.) The epochs only
+// count up; the slots come in two sets, used in turn, because a GPU that has all of exchange e may
+// store e + 1's before a slower GPU has read e's. It cannot store e + 2's (in e's set) before every
+// GPU has sent e + 1's, which each sends only after reading e's.
+constexpr int kMaxPeerGpus = 32;  // one lane per GPU
+inline std::size_t mailbox_words(int gpus) { return 2 * 2 * std::size_t(gpus) + 1; }  // 2 sets x G slots x 2 words, the epoch
+
+struct PeerMailboxes {
+  unsigned long long* of[kMaxPeerGpus];  // of[j]: GPU j's mailbox, as this GPU addresses it
+  int gpus = 0, rank = 0;                // G, and this GPU's place among them
+};
+
+template <typename T>
+__global__ void peer_combine_kernel(const T* partial, PeerMailboxes boxes, T* total) {
+  using Word = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>;
+  constexpr int kPieces = sizeof(T) / 4;  // 32-bit pieces of a T: 1 for int and float, 2 for double
+  unsigned long long* mine = boxes.of[boxes.rank];
+  unsigned long long& last_epoch = mine[4 * boxes.gpus];
+  const unsigned epoch = unsigned(last_epoch) + 1;
+  const int set = int(epoch & 1) * 2 * boxes.gpus, lane = threadIdx.x;
+  __shared__ T got[kMaxPeerGpus];
+  if (lane < boxes.gpus) {
+    std::uint32_t pieces[kPieces];
+    std::memcpy(pieces, partial, sizeof(T));
+    for (int k = 0; k < kPieces; ++k)  // my partial into my slot of GPU `lane`'s mailbox
+      Word(boxes.of[lane][set + 2 * boxes.rank + k])
+          .store(static_cast<unsigned long long>(epoch) << 32 | pieces[k], cuda::memory_order_relaxed);
+    for (int k = 0; k < kPieces; ++k) {  // GPU `lane`'s partial from my mailbox, once it is this epoch's
+      unsigned long long word;
+      do word = Word(mine[set + 2 * lane + k]).load(cuda::memory_order_relaxed);
+      while (unsigned(word >> 32) != epoch);
+      pieces[k] = std::uint32_t(word);
+    }
+    std::memcpy(&got[lane], pieces, sizeof(T));
+  }
+  __syncwarp();
+  if (lane == 0) {
+    T sum = got[0];
+    for (int j = 1; j < boxes.gpus; ++j) sum = reduction::Sum{}(sum, got[j]);
+    *total = sum;
+    last_epoch = epoch;
+  }
+}
+
+// One GPU's part of the peer combine, on its stream behind step 1. Like a collective, every GPU
+// must launch it: each waits for all the others' partials.
+template <typename T>
+void launch_peer_combine(const T* partial, T* total, const PeerMailboxes& boxes, cudaStream_t stream) {
+  peer_combine_kernel<T><<<1, 32, 0, stream>>>(partial, boxes, total);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace ch10
