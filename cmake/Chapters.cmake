@@ -1,52 +1,31 @@
-# How a chapter joins the build: one call of add_reduction_chapter() in its folder's
-# CMakeLists.txt adds its program, its tests and their CTest labels.
+# How a chapter joins the build: one call in its folder's CMakeLists.txt adds its program, its tests
+# and their labels (the chapter, chapter05; cpu or gpu; emulator for test_emulated.cpp, the kernel
+# on the CPU emulator):
 #
 #   add_reduction_chapter(
-#     PROGRAM main.cu              # the chapter's program, named after its folder
-#     [GPU]                        # the program runs kernels (links the GPU harness)
-#     [CPU_TESTS test_model.cpp]   # Catch2 tests that need no GPU           (label cpu)
-#     [GPU_TESTS test_kernel.cu]   # Catch2 tests that do; skipped without one (label gpu), and
-#                                  # built with `all` only where a GPU was visible (REDUCTION_GPU_TESTS)
-#     [SMOKE_ARGS --n 1000]        # arguments of the program's own run under ctest
-#     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: each must exit 2
-#                                     # with one line on stderr
-#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test
-#                                     # each, label sanitize; "racy: args" for one racecheck must catch
+#     PROGRAM main.cu                 # the chapter's program, named after its folder
+#     [GPU]                           # the program runs kernels (links the GPU harness)
+#     [CPU_TESTS test_model.cpp]      # Catch2 tests that need no GPU
+#     [GPU_TESTS test_kernel.cu]      # Catch2 tests that do: skipped without one, and built with
+#                                     # `all` only where a GPU was visible (cmake/CudaArchitectures.cmake)
+#     [SMOKE_ARGS --n 1000]           # the program's run with --json, whose output must parse
+#     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: exit 2, one line on stderr
+#     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test each
 #
-# A GPU chapter keeps its kernel header in solution/, and sources include it by name
-# ("simple_kernel.cuh"). Markers in that header say what a student writes; with
-# REDUCTION_EXERCISES=ON the build generates the exercise version of every solution/ file (the
-# marked code left as a TODO with its hints) into build/exercises/<chapter>/ and puts that folder
-# on the include path instead, and everything else (program, tests, tour) stays the same.
-# instructor/Exercises.cmake does this, and makes the `handout` target: the repository for students,
-# every solution/ header replaced by its exercise version.
-#
-# Every test is labelled with the chapter (chapter01, ...) and cpu or gpu, so
-# `ctest -L chapter05` checks one chapter and `ctest -L cpu` everything that needs no GPU; the CPU
-# tests that run the chapter's kernel on the CPU emulator (test_emulated.cpp) also emulator.
-# Beside the Catch2 tests, each program gets: a run with --json whose output must parse (gpu
-# label for GPU chapters), runs with bad values of its own options that must exit 2 with one line
-# on stderr, and for GPU chapters a run with the GPU hidden that must print the analysis and exit 77.
-# Also here, for chapters with tests of their own: reduction_add_program_test, reduction_add_list_test,
-# reduction_add_gpu_executable and reduction_add_gpu_test.
+# A GPU chapter keeps its kernel headers in solution/, or, with REDUCTION_EXERCISES=ON, their
+# exercise versions (instructor/Exercises.cmake). A GPU program must also print its analysis and
+# exit 77 with the GPU hidden.
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
-set_property(GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS "")
 
-function(_reduction_label chapter out)
-  if(chapter MATCHES "^([0-9][0-9])_")
-    set(${out} chapter${CMAKE_MATCH_1} PARENT_SCOPE)
-  else()
-    set(${out} ${chapter} PARENT_SCOPE)
-  endif()
+function(_reduction_label chapter out)  # 05_shared_memory: chapter05
+  string(REGEX REPLACE "^([0-9][0-9])_.*" "chapter\\1" label "${chapter}")
+  set(${out} ${label} PARENT_SCOPE)
 endfunction()
 
-# No stale verdicts: a test must not run the program an earlier build left behind when the last
-# build failed. The tests build.cpu and build.gpu build what the CPU tests and the GPU tests run
-# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake; nothing to do after a good build; build.gpu
-# only where the GPU test programs are built), and every
-# test of a directory that uses this file requires one of them (a CTest fixture): when the build
-# fails, ctest shows its errors and runs none of the tests that need it.
+# No stale verdicts: the tests build.cpu and build.gpu build what the CPU and the GPU tests run
+# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake), and every other test of a directory that
+# adds tests here requires one of them (a fixture): when the build fails, none of them runs.
 function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)
@@ -64,7 +43,7 @@ function(_reduction_guard)
   get_property(guarded DIRECTORY PROPERTY REDUCTION_GUARDED)
   if(NOT guarded)
     set_property(DIRECTORY PROPERTY REDUCTION_GUARDED ON)
-    cmake_language(DEFER CALL _reduction_require_build)  # at the end of the directory, once its tests are known
+    cmake_language(DEFER CALL _reduction_require_build)  # once the directory's tests are known
   endif()
 endfunction()
 function(reduction_add_build_tests)
@@ -80,55 +59,60 @@ function(reduction_add_build_tests)
   _reduction_guard()
 endfunction()
 
-# reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU] LABELS ...):
+# reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU]
+#                            [FSIZE <bytes>] [LIST <chapter> [VARIANTS ...] [ZOO_BUGS ...]] LABELS ...):
 # runs `program` with `args` ("|"-separated) and checks its exit status and output
-# (cmake/ExpectExit.cmake).
-# FSIZE <bytes>: under `prlimit --fsize`, with stdout and stderr files (skipped where prlimit is missing).
+# (cmake/ExpectExit.cmake). FSIZE: under `prlimit --fsize` (left out where prlimit is missing);
+# LIST: a --list --json of the chapter that names the variants and the zoo's bugs.
 function(reduction_add_program_test name program args expect)
-  cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "FSIZE" "LABELS" ${ARGN})
-  set(fsize "")
+  cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "FSIZE;LIST" "LABELS;VARIANTS;ZOO_BUGS" ${ARGN})
+  set(extra "")
   if(X_FSIZE)
     find_program(REDUCTION_PRLIMIT prlimit)
     if(NOT REDUCTION_PRLIMIT)
       return()
     endif()
-    set(fsize -DFSIZE=${X_FSIZE} -DPRLIMIT=${REDUCTION_PRLIMIT} -DNAME=${name})
+    set(extra -DFSIZE=${X_FSIZE} -DPRLIMIT=${REDUCTION_PRLIMIT} -DNAME=${name})
+  endif()
+  if(X_LIST)
+    list(JOIN X_VARIANTS "|" variants)
+    set(extra -DCHAPTER=${X_LIST} "-DVARIANTS=${variants}")
+    if("ZOO_BUGS" IN_LIST ARGN)  # given, even with no bug
+      list(JOIN X_ZOO_BUGS "|" bugs)
+      list(APPEND extra "-DZOO_BUGS=${bugs}")
+    endif()
   endif()
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
-            -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU} ${fsize}
+            -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU} ${extra}
             -P ${_reduction_cmake_dir}/ExpectExit.cmake)
   set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "^SKIPPED: no usable GPU")
   _reduction_guard()
 endfunction()
 
-# reduction_add_list_test(<chapter> <variant>...): `<chapter> --list --json`, which scripts read the
-# chapter's variants from, names the chapter and these variants among its own (label cpu).
+# reduction_add_list_test(<chapter> <variant>...): `<chapter> --list --json`, from which scripts
+# read the chapter's variants, names the chapter and these variants among its own.
 function(reduction_add_list_test chapter)
   _reduction_label(${chapter} label)
-  list(JOIN ARGN "|" variants)
-  add_test(NAME ${chapter}.list
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DARGS=--list|--json" -DEXPECT=0
-            -DCHAPTER=${chapter} "-DVARIANTS=${variants}" -P ${_reduction_cmake_dir}/ExpectExit.cmake)
-  set_tests_properties(${chapter}.list PROPERTIES LABELS "${label};cpu")
-  _reduction_guard()
+  reduction_add_program_test(${chapter}.list ${chapter} "--list|--json" 0 LIST ${chapter} VARIANTS ${ARGN}
+                             LABELS "${label};cpu")
 endfunction()
 
-# reduction_add_gpu_executable(<target> <source>...): a test program that needs a GPU to do
-# anything. Where REDUCTION_BUILD_GPU_TESTS is off (cmake/CudaArchitectures.cmake: no GPU visible
-# when configured) `all` leaves it out; the target gpu_tests builds it all the same.
-function(reduction_add_gpu_executable target)
-  if(REDUCTION_BUILD_GPU_TESTS)
+# reduction_add_test_program(<target> <cpu|gpu> <source>...): one that needs a GPU to do anything
+# is left out of `all` where REDUCTION_BUILD_GPU_TESTS is off, and built by gpu_tests.
+function(reduction_add_test_program target kind)
+  if(kind STREQUAL "cpu" OR REDUCTION_BUILD_GPU_TESTS)
     add_executable(${target} ${ARGN})
   else()
     add_executable(${target} EXCLUDE_FROM_ALL ${ARGN})
   endif()
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_GPU_TEST_PROGRAMS ${target})
+  if(kind STREQUAL "gpu")
+    set_property(GLOBAL APPEND PROPERTY REDUCTION_GPU_TEST_PROGRAMS ${target})
+  endif()
 endfunction()
 
-# reduction_add_gpu_test(<test> LABELS <labels>... COMMAND <command>... [PROPERTIES <property> <value>...]):
-# a test of such a program, skipped when it exits 77 (no usable GPU). Where the GPU test programs
-# are not built, the test prints why instead and CTest reports it skipped.
+# reduction_add_gpu_test(<test> LABELS ... COMMAND ... [PROPERTIES ...]): a test of such a program,
+# skipped when it exits 77 (no usable GPU), and where the GPU test programs are not built.
 function(reduction_add_gpu_test name)
   cmake_parse_arguments(X "" "" "LABELS;COMMAND;PROPERTIES" ${ARGN})
   if(REDUCTION_BUILD_GPU_TESTS)
@@ -146,46 +130,34 @@ endfunction()
 # reduction_add_tests(<chapter> <cpu|gpu> sources...): one Catch2 test program and its test.
 function(reduction_add_tests chapter kind)
   set(target ${chapter}_${kind}_tests)
-  if(kind STREQUAL "gpu")
-    reduction_add_gpu_executable(${target} ${ARGN})
-  else()
-    add_executable(${target} ${ARGN})
-  endif()
+  reduction_add_test_program(${target} ${kind} ${ARGN})
   target_link_libraries(${target} PRIVATE reduction_test_${kind})
   _reduction_label(${chapter} label)
-  # The test cases tagged [huge] take 2 GiB of device memory or more (16 GiB for inputs past 2^32): they run
-  # as a test of their own, one such test at a time (RESOURCE_LOCK reduction_gpu_memory), so that
-  # none of them finds the memory taken by another and skips. The other GPU tests take a few
-  # hundred MiB and share the GPU.
-  set(huge FALSE)
-  # A chapter's test_emulated.cpp runs the chapter's own kernel (the student's, in exercise mode) on
-  # the CPU emulator: its test also gets the label emulator, by which the summary at the end of a
-  # ctest run (cmake/TestSummary.cmake) tells "checked on the CPU" from "checked on a GPU".
   set(labels "${label};${kind}")
+  set(filter "")
   foreach(source IN LISTS ARGN)
     file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
-    if(kind STREQUAL "gpu" AND text MATCHES "\\[huge\\]")
-      set(huge TRUE)
-    endif()
     get_filename_component(source_name ${source} NAME)
     if(kind STREQUAL "cpu" AND source_name MATCHES "^test_emulated")
-      list(APPEND labels emulator)
+      list(APPEND labels emulator)  # the summary (cmake/TestSummary.cmake) tells the CPU emulator from a GPU by it
+    elseif(kind STREQUAL "gpu" AND text MATCHES "\\[huge\\]")
+      set(filter "~[huge]")
     endif()
   endforeach()
-  set(filter "")
-  if(huge)
-    set(filter "~[huge]")
-    reduction_add_gpu_test(${chapter}.${kind}_tests_huge LABELS ${labels} COMMAND ${target} "[huge]"
-                           PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
-  endif()
   if(kind STREQUAL "gpu")
+    # [huge] cases take 2 GiB of device memory or more: a test of their own, one such test at a
+    # time, so that none finds the memory taken by another and skips.
+    if(filter)
+      reduction_add_gpu_test(${chapter}.gpu_tests_huge LABELS ${labels} COMMAND ${target} "[huge]"
+                             PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
+    endif()
     # COST: with no timings of an earlier run, ctest starts the tests of highest cost first, so the
     # long ones (tens of seconds) do not start last and keep ctest -j waiting.
     reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter} PROPERTIES COST 50)
   else()
-    add_test(NAME ${chapter}.cpu_tests COMMAND ${target} ${filter})
-    # A kernel that never ends is the emulator's finding (endless_loop); a loop with no memory access
-    # in it is not, so the test has a time limit too, well above the slowest run on a busy laptop.
+    add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
+    # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
+    # access in it is not: a time limit too, well above the slowest run on a busy laptop.
     set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
     _reduction_guard()
   endif()
@@ -197,98 +169,87 @@ function(add_reduction_chapter)
   _reduction_label(${chapter} label)
 
   add_executable(${chapter} ${ARG_PROGRAM})
-  reduction_use_kernel_headers(${chapter})  # solution/, or its exercise version (instructor/Exercises.cmake)
+  reduction_use_kernel_headers(${chapter})
   if(ARG_GPU)
-    target_link_libraries(${chapter} PRIVATE reduction_gpu)
     set(kind gpu)
+    target_link_libraries(${chapter} PRIVATE reduction_gpu)
   else()
-    target_link_libraries(${chapter} PRIVATE reduction_common)
     set(kind cpu)
+    target_link_libraries(${chapter} PRIVATE reduction_common)
   endif()
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_PROGRAMS $<TARGET_FILE:${chapter}>)
   set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_TARGETS ${chapter})
   set_target_properties(${chapter} PROPERTIES REDUCTION_USES_GPU "${ARG_GPU}")  # for chapters.json
-
-  foreach(kind_ cpu gpu)
-    string(TOUPPER ${kind_} upper)
+  foreach(tests_kind cpu gpu)
+    string(TOUPPER ${tests_kind} upper)
     if(ARG_${upper}_TESTS)
-      reduction_add_tests(${chapter} ${kind_} ${ARG_${upper}_TESTS})
-      reduction_use_kernel_headers(${chapter}_${kind_}_tests)
+      reduction_add_tests(${chapter} ${tests_kind} ${ARG_${upper}_TESTS})
+      reduction_use_kernel_headers(${chapter}_${tests_kind}_tests)
     endif()
   endforeach()
 
   string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
   reduction_add_program_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
-  # The shared options (--n abc, --type quad, a missing file, ...) are checked once, in common/
-  # (common/tests/test_options.cpp, and common.fuzz against every program); here only the
-  # chapter's own options.
-  set(bad_usage "")
-  foreach(case IN LISTS ARG_USAGE_ERRORS)  # "name: --a 1 --b" -> "name@--a|1|--b"
-    string(REGEX REPLACE "^([^:]+): *" "\\1@" case "${case}")
-    string(REPLACE " " "|" case "${case}")
-    list(APPEND bad_usage "${case}")
+  # The shared options are checked once, in common/ (test_options.cpp, common.fuzz); here the chapter's own.
+  foreach(case IN LISTS ARG_USAGE_ERRORS)  # "name: --a 1" -> <chapter>.usage.name, "--a|1"
+    string(REGEX MATCH "^([^:]+): *(.*)$" case "${case}")
+    string(REPLACE " " "|" args "${CMAKE_MATCH_2}")
+    reduction_add_program_test(${chapter}.usage.${CMAKE_MATCH_1} ${chapter} "${args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
   endforeach()
-  foreach(case IN LISTS bad_usage)
-    string(REPLACE "@" ";" parts "${case}")
-    list(GET parts 0 case_name)
-    list(GET parts 1 case_args)
-    reduction_add_program_test(${chapter}.usage.${case_name} ${chapter} "${case_args}" 2 ONE_LINE_ERROR LABELS "${label};cpu")
-  endforeach()
-  # Output past a file-size limit (prlimit --fsize, ulimit -f) cannot be written: status 5 and one
-  # line, as for a broken pipe, where SIGXFSZ killed every program with status 153 and no word; a
-  # bad option's message to a size-limited stderr is still status 2.
-  # --list answers only a command line that would run: an --input it cannot read is status 2 (03, 06
-  # and 10 exited 0); in 01 and 02, which have no --list, the option is the bad usage.
+  # --list answers only a command line that would run: an --input it cannot read is status 2.
   reduction_add_program_test(${chapter}.usage.list_unusable_input ${chapter} "--list|--input|/nonexistent/x.npy" 2
                              ONE_LINE_ERROR LABELS "${label};cpu")
+  # Output past a file-size limit (prlimit --fsize, ulimit -f) cannot be written: status 5 and one
+  # line, as for a broken pipe; a bad option's message to a size-limited stderr is still status 2.
   reduction_add_program_test(${chapter}.file_size_limit ${chapter} "${smoke}|--json" 5 ONE_LINE_ERROR FSIZE 100
                              LABELS "${label};cpu")
   reduction_add_program_test(${chapter}.file_size_limit_help ${chapter} "--help" 5 ONE_LINE_ERROR FSIZE 100
                              LABELS "${label};cpu")
   reduction_add_program_test(${chapter}.file_size_limit_usage ${chapter} "--n|not_a_number" 2 FSIZE 10
                              LABELS "${label};cpu")
-  # Each run under compute-sanitizer is a test of its own (<chapter>.sanitize.<kind>_<n>), so that
-  # the slow tools run side by side.
-  find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
   set(n 0)
-  foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> "clean:--n|13"
+  foreach(run IN LISTS ARG_SANITIZE)  # "clean: --n 13" -> <chapter>.sanitize.clean_<n>
     math(EXPR n "${n} + 1")
-    string(REGEX REPLACE "^([a-z]+): *" "\\1:" run "${run}")
-    string(REGEX REPLACE ":.*" "" kind_ "${run}")
-    string(REPLACE " " "|" run "${run}")
-    reduction_add_gpu_test(${chapter}.sanitize.${kind_}_${n} LABELS ${label} gpu sanitize
-      COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${chapter}> "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
-              "-DHINT=${CUDAToolkit_BIN_DIR}" "-DRUNS=${run}" -P ${_reduction_cmake_dir}/Sanitize.cmake
-      PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 600)
+    string(REGEX MATCH "^([a-z]+): *(.*)$" run "${run}")
+    string(REPLACE " " "|" args "${CMAKE_MATCH_2}|--reps|1|--warmup|0")
+    reduction_add_sanitize_test(${chapter}.sanitize.${CMAKE_MATCH_1}_${n} $<TARGET_FILE:${chapter}>
+                                "--n|1|--reps|1|--warmup|0" "${CMAKE_MATCH_1}:${args}" "" LABELS ${label} gpu sanitize
+                                TIMEOUT 600)
   endforeach()
   if(ARG_GPU)
     reduction_add_program_test(${chapter}.without_gpu ${chapter} "${smoke}" 77 HIDE_GPU LABELS "${label};cpu")
   endif()
 endfunction()
 
+# reduction_add_sanitize_test(<test> <program> <probe> <runs> <tools> LABELS ... TIMEOUT <s>):
+# the runs ("@"-separated "kind:args") under compute-sanitizer's tools (cmake/Sanitize.cmake).
+function(reduction_add_sanitize_test name program probe runs tools)
+  cmake_parse_arguments(X "" "TIMEOUT" "LABELS" ${ARGN})
+  find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+  reduction_add_gpu_test(${name} LABELS ${X_LABELS}
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=${program} "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
+            "-DHINT=${CUDAToolkit_BIN_DIR}" "-DPROBE=${probe}" "-DRUNS=${runs}" "-DTOOLS=${tools}"
+            -P ${_reduction_cmake_dir}/Sanitize.cmake
+    PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT ${X_TIMEOUT})
+endfunction()
+
 # add_single_block_chapter(<gpu tests> <array> <kernel header> <kernel>): a chapter of one block (03
-# to 05): its program, its tests (test_model.cpp on the CPU, <gpu tests> on the GPU), its kernel
-# (the template <kernel>, in <kernel header>) on the CPU emulator (emulator/emulated.cpp) and the
-# runs they all share. <array>
-# is where the kernel's result is taken from ("data", "partial"), as the trace prints it.
+# to 05), whose kernel (the template <kernel> in <kernel header>) also runs on the CPU emulator for
+# the program's analysis and the tests; <array> is where the trace takes the result from.
 function(add_single_block_chapter gpu_tests result_array kernel_header kernel)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   _reduction_label(${chapter} label)
   add_reduction_chapter(
     PROGRAM main.cu
     GPU
-    CPU_TESTS test_model.cpp test_emulated.cpp  # test_emulated.cpp: the kernel on the CPU emulator
+    CPU_TESTS test_model.cpp test_emulated.cpp
     GPU_TESTS ${gpu_tests}
     SMOKE_ARGS --n 1000
-    # This chapter's limits: the sizes one block cannot take, a trace too large to draw, and rows.
+    # The sizes one block cannot take, a trace too large to draw, and rows.
     USAGE_ERRORS "n_zero: --n 0" "n_2049: --n 2049" "trace_too_large: --n 65 --trace" "rows_zero: --rows 0"
                  "rows_not_a_number: --rows 3x" "rows_traced: --n 8 --rows 3 --trace" "rows_past_a_grid: --rows 2^31"
     # The smallest and the largest size, and one that is not a power of two, over rows.
     SANITIZE "clean: --n 1" "clean: --n 13 --rows 3 --type double" "clean: --n 2048 --type float")
-  # The kernel on the CPU emulator (emulator/emulated.cpp, compiled by the host compiler), from the same
-  # kernel header as the program (solution/, or the student's in exercise mode): the program's
-  # analysis comes from it, the CPU tests check the counts and figures on it, and the GPU tests
-  # hold it against the recording on the GPU.
+  # The same kernel header as the program's (solution/, or the student's), compiled for the emulator.
   add_library(${chapter}_emulated STATIC ${PROJECT_SOURCE_DIR}/emulator/emulated.cpp)
   target_compile_definitions(${chapter}_emulated PRIVATE "REDUCTION_KERNEL_HEADER=\"${kernel_header}\""
                                                          REDUCTION_KERNEL=${kernel})
@@ -297,33 +258,35 @@ function(add_single_block_chapter gpu_tests result_array kernel_header kernel)
   foreach(target ${chapter} ${chapter}_cpu_tests ${chapter}_gpu_tests)
     target_link_libraries(${target} PRIVATE ${chapter}_emulated)
   endforeach()
-  # Many rows, every one checked; and the trace, which is part of the analysis: it needs no GPU.
   reduction_add_program_test(${chapter}.rows ${chapter} "--n|1000|--rows|300|--json|--reps|3|--warmup|1" 0 JSON
                              LABELS "${label};gpu")
+  # The trace is part of the analysis: it needs no GPU.
   reduction_add_program_test(${chapter}.trace_without_gpu ${chapter} "--n|13|--trace" 77 HIDE_GPU LABELS "${label};cpu")
   set_tests_properties(${chapter}.trace_without_gpu PROPERTIES
     PASS_REGULAR_EXPRESSION "exit status 77.*step 1, .*result: ${result_array}\\[0\\] = ")
 endfunction()
 
-# The tour: every chapter's program with its defaults, in the order of REDUCTION_CHAPTERS.
-# The list of programs goes to RunTour.cmake in a file, not on a command line: a build tool runs
-# a custom command through a shell, and no separator survives every shell and generator.
+# The tour, every chapter's program with its defaults in teaching order, and build/chapters.json,
+# the chapters in that order for the scripts in benchmark/ ("gpu": the program runs kernels;
+# "multi_gpu": it spreads one sum over several GPUs).
 function(reduction_add_tour)
-  get_property(programs GLOBAL PROPERTY REDUCTION_TOUR_PROGRAMS)
   get_property(targets GLOBAL PROPERTY REDUCTION_TOUR_TARGETS)
-  set(list_file ${CMAKE_BINARY_DIR}/tour_programs.txt)
-  file(GENERATE OUTPUT ${list_file} CONTENT "$<JOIN:${programs},\n>\n")
+  set(entries "")
+  foreach(chapter IN LISTS targets)
+    set(gpu "$<IF:$<BOOL:$<TARGET_PROPERTY:${chapter},REDUCTION_USES_GPU>>,true,false>")
+    set(multi_gpu "$<IF:$<BOOL:$<TARGET_PROPERTY:${chapter},REDUCTION_MULTI_GPU>>,true,false>")
+    list(APPEND entries "{\"name\": \"${chapter}\", \"program\": \"$<TARGET_FILE:${chapter}>\", \"gpu\": ${gpu}, \"multi_gpu\": ${multi_gpu}}")
+  endforeach()
+  list(JOIN entries ",\n  " body)
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/chapters.json CONTENT "{\"chapters\": [\n  ${body}\n]}\n")
   add_custom_target(tour
-    COMMAND ${CMAKE_COMMAND} -DPROGRAMS_FILE=${list_file} -P ${_reduction_cmake_dir}/RunTour.cmake
+    COMMAND ${CMAKE_COMMAND} -DCHAPTERS=${CMAKE_BINARY_DIR}/chapters.json -P ${_reduction_cmake_dir}/RunTour.cmake
     DEPENDS ${targets}
     USES_TERMINAL
     VERBATIM
     COMMENT "The tour: every chapter in order")
-  # The tour as a newcomer starts it: through the build tool, so that the command line the
-  # generator wrote is tested too. Without a GPU every GPU chapter shows its analysis and exits
-  # 77, which the tour accepts; with one, every chapter must verify its result.
+  # Through the build tool, as a newcomer starts it; not beside a [huge] test (a few GiB each).
   add_test(NAME tour COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target tour)
-  # The tour's programs take up to a few GiB of device memory each: not beside a [huge] test.
   set_tests_properties(tour PROPERTIES LABELS "tour" RESOURCE_LOCK "reduction_gpu_memory;reduction_build" TIMEOUT 1200
                                        COST 100)
 endfunction()

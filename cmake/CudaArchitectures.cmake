@@ -1,10 +1,8 @@
-# Whether this machine shows a GPU (nvidia-smi -L lists one), asked at every configure. It decides:
-#  - CMAKE_CUDA_ARCHITECTURES, unless the user set it (-D... or CUDAARCHS): "native" with a GPU,
-#    else 75 (machine code for Turing plus PTX, which the driver compiles for any newer GPU);
-#  - REDUCTION_GPU_TESTS=AUTO (the default): the test programs that need a GPU to do anything are
-#    built with `all` only where a GPU is visible. Without one they stay buildable (target
-#    gpu_tests) and their tests are reported skipped, "SKIPPED: no GPU when configured".
-#    ON or OFF decides it regardless of the GPU.
+# Whether this machine shows a GPU (nvidia-smi -L lists one), asked at every configure. It decides
+# CMAKE_CUDA_ARCHITECTURES, unless set (-D or CUDAARCHS): "native" with a GPU, else 75 (Turing
+# machine code plus PTX, which the driver compiles for any newer GPU); and with REDUCTION_GPU_TESTS=AUTO
+# whether `all` builds the test programs that need a GPU. Without one they stay buildable (target
+# gpu_tests) and their tests are reported skipped.
 set(REDUCTION_GPU_VISIBLE FALSE)
 find_program(REDUCTION_NVIDIA_SMI nvidia-smi)
 if(REDUCTION_NVIDIA_SMI)
@@ -16,12 +14,9 @@ endif()
 
 set(REDUCTION_GPU_TESTS AUTO CACHE STRING "Build the GPU test programs with all: AUTO (where a GPU is visible), ON, OFF")
 set_property(CACHE REDUCTION_GPU_TESTS PROPERTY STRINGS AUTO ON OFF)
-if(REDUCTION_GPU_TESTS STREQUAL "AUTO")
-  set(REDUCTION_BUILD_GPU_TESTS ${REDUCTION_GPU_VISIBLE})
-elseif(REDUCTION_GPU_TESTS)
-  set(REDUCTION_BUILD_GPU_TESTS TRUE)
-else()
-  set(REDUCTION_BUILD_GPU_TESTS FALSE)
+set(REDUCTION_BUILD_GPU_TESTS ${REDUCTION_GPU_VISIBLE})
+if(NOT REDUCTION_GPU_TESTS STREQUAL "AUTO")
+  set(REDUCTION_BUILD_GPU_TESTS ${REDUCTION_GPU_TESTS})
 endif()
 message(STATUS "GPU visible: ${REDUCTION_GPU_VISIBLE}; GPU test programs built: ${REDUCTION_BUILD_GPU_TESTS} (REDUCTION_GPU_TESTS=${REDUCTION_GPU_TESTS})")
 

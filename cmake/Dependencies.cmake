@@ -1,21 +1,16 @@
-# The libraries the build uses: each is the system's package where one is installed, else FetchContent
-# downloads it and checks its SHA-256 before using it.
-#   Catch2         the tests: v3, or v2.13 as Debian 12 and Ubuntu 22.04 package it (common/testing/testing.hpp
-#                  reads REDUCTION_CATCH2_MAJOR); the download is v3
-#   CLI11 2.x      the programs' options (common/options.cpp)
-#   nlohmann_json  the programs' --json output (common/program.hpp: Json)
-# Where a library is missing and cannot be downloaded (no network), configuring stops with one message
-# naming the Debian packages to install.
+# The libraries: the system's package where one is installed, else a download whose SHA-256 is
+# checked. Catch2 (the tests: v2.13 as Debian 12 and Ubuntu 22.04 package it, or v3, which is the
+# download; REDUCTION_CATCH2_MAJOR says which), CLI11 2.x (the options), nlohmann_json (--json).
+# Where one is missing and cannot be downloaded, configuring stops with one message naming the
+# Debian packages to install.
 include(FetchContent)
 
 set(_reduction_downloads ${FETCHCONTENT_BASE_DIR}/downloads)
 
-# _reduction_dependency(<name> <Debian package> <sha256> <url>... FIND_PACKAGE_ARGS <args>...)
-# Declares <name> for FetchContent and, when find_package() does not find it, downloads the archive
-# now: a download that fails inside FetchContent ends configuring with a page of its sub-build's log,
-# while here the failure is one line. FetchContent then finds the archive in DOWNLOAD_DIR with the
-# expected hash and does not download it again. A failed download adds <package> to
-# _reduction_missing.
+# _reduction_dependency(<name> <Debian package> <sha256> <url>... FIND_PACKAGE_ARGS <args>...):
+# declares <name> for FetchContent and, when find_package() does not find it, downloads the archive
+# now, so that a failed download is one line rather than a page of FetchContent's sub-build log
+# (FetchContent then finds it in DOWNLOAD_DIR). A failed download adds <package> to _reduction_missing.
 function(_reduction_dependency name package sha256)
   cmake_parse_arguments(PARSE_ARGV 3 ARG "" "" "FIND_PACKAGE_ARGS")
   set(urls ${ARG_UNPARSED_ARGUMENTS})
@@ -38,8 +33,8 @@ function(_reduction_dependency name package sha256)
   endif()
   foreach(url IN LISTS urls)
     message(STATUS "${name}: not installed; downloading ${url}")
-    # The hash is checked here rather than by file(DOWNLOAD): that would report a failed download
-    # as a hash mismatch, an error, even where the next address succeeds.
+    # The hash is checked here: file(DOWNLOAD EXPECTED_HASH) makes a failed download an error, even
+    # where the next address succeeds.
     file(DOWNLOAD ${url} ${archive} STATUS status TIMEOUT 120 INACTIVITY_TIMEOUT 30)
     list(GET status 0 code)
     if(code EQUAL 0)
@@ -58,8 +53,7 @@ endfunction()
 
 set(_reduction_missing "")
 
-# The package Debian and Ubuntu ship is v2.13; where it is installed, nothing is downloaded. A v3
-# package does not match this version (Catch2 accepts only its own major version) and is taken below.
+# Catch2 accepts only its own major version: a v3 package is taken below.
 find_package(Catch2 2.13 QUIET CONFIG)
 if(Catch2_FOUND)
   set(REDUCTION_CATCH2_MAJOR 2)
@@ -76,9 +70,8 @@ _reduction_dependency(CLI11 libcli11-dev f2d893a65c3b1324c50d4e682c0cdc021dd0477
   https://github.com/CLIUtils/CLI11/archive/v2.4.2.tar.gz
   FIND_PACKAGE_ARGS 2 CONFIG)
 
-# The version Debian 12 packages. Debian's copy of the release archive is the same file: its SHA-512
-# equals the one vcpkg's nlohmann-json port gives for the GitHub archive, and the SHA-256 below was
-# computed from it. Debian's mirror is the second place to look.
+# The version Debian 12 packages; Debian's copy of the archive is the same file (its SHA-512 is the
+# one of vcpkg's nlohmann-json port for the GitHub archive; the SHA-256 was computed from it).
 _reduction_dependency(nlohmann_json nlohmann-json3-dev d69f9deb6a75e2580465c6c4c5111b89c4dc2fa94e3a85fcd2ffcd9a143d9273
   https://github.com/nlohmann/json/archive/refs/tags/v3.11.2.tar.gz
   http://deb.debian.org/debian/pool/main/n/nlohmann-json3/nlohmann-json3_3.11.2.orig.tar.gz

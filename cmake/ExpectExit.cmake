@@ -1,33 +1,31 @@
 # ctest helper for what CTest's own properties cannot check: runs PROGRAM with ARGS ("|"-separated)
-#   EXPECT=<status>  the exit status it must return (CTest tells only zero from nonzero)
+#   EXPECT=<status>  the exit status it must return
 #   ONE_LINE_ERROR   stderr is exactly one line
-#   HIDE_GPU         run with CUDA_VISIBLE_DEVICES empty; the program must still print its analysis
+#   HIDE_GPU         with CUDA_VISIBLE_DEVICES empty; the program must still print its analysis
 #   JSON             stdout is one JSON object with the report's keys and no kernel above 100 % of
 #                    the read ceiling; exit 77 (no GPU) prints "SKIPPED: no usable GPU", a skip
 #   CHAPTER=<name>   for --list --json: the chapter's name, max_n, and variants, each with name, idea
-#                    and a boolean deterministic, among them each of VARIANTS ("|"-separated)
-#   FSIZE, PRLIMIT   run under `prlimit --fsize=FSIZE`, stdout and stderr each a file: a write past
-#                    the limit fails (SIGXFSZ ignored), where SIGXFSZ killed the program (153)
-#   NAME             the test's name, for its files
+#                    and a boolean deterministic, among them each of VARIANTS ("|"-separated), then
+#                    those marked "zoo": true, zoo.<bug> for each of ZOO_BUGS
+#   FSIZE, PRLIMIT, NAME  under `prlimit --fsize=FSIZE`, stdout and stderr each a file of its own
+#                    (NAME's): a write past the limit fails, where SIGXFSZ used to kill the program
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "|" ";" args "${ARGS}")
-set(env "")
+set(command ${CMAKE_COMMAND} -E env)
 if(HIDE_GPU)
-  set(env CUDA_VISIBLE_DEVICES=)
+  list(APPEND command CUDA_VISIBLE_DEVICES=)
 endif()
 if(FSIZE)
-  # Under a file-size limit (prlimit --fsize, ulimit -f), stdout and stderr files of their own.
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/fsize_${NAME})
   file(REMOVE_RECURSE ${dir})
   file(MAKE_DIRECTORY ${dir})
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${PRLIMIT} --fsize=${FSIZE} ${PROGRAM} ${args}
+  execute_process(COMMAND ${command} ${PRLIMIT} --fsize=${FSIZE} ${PROGRAM} ${args}
     RESULT_VARIABLE rc OUTPUT_FILE ${dir}/out.txt ERROR_FILE ${dir}/err.txt)
   file(READ ${dir}/out.txt out)
   file(READ ${dir}/err.txt err)
   file(REMOVE_RECURSE ${dir})
 else()
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${PROGRAM} ${args}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${command} ${PROGRAM} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 endif()
 # Only this script says when the test is skipped (the test's SKIP_REGULAR_EXPRESSION), never the echo.
 string(REPLACE "SKIPPED:" "skipped:" shown "exit status ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
@@ -76,7 +74,8 @@ if(CHAPTER)
   if(NOT chapter STREQUAL CHAPTER OR no_max_n OR no_variants OR count EQUAL 0)
     message(FATAL_ERROR "expected \"chapter\": ${CHAPTER}, \"max_n\" and at least one variant")
   endif()
-  set(names "")
+  set(names "")  # the chapter's own kernels, then the bug zoo's
+  set(zoo "")
   foreach(i RANGE 1 ${count})
     math(EXPR i "${i} - 1")
     string(JSON name ERROR_VARIABLE e1 GET "${out}" variants ${i} name)
@@ -85,7 +84,14 @@ if(CHAPTER)
     if(e1 OR e2 OR name STREQUAL "" OR idea STREQUAL "" OR NOT kind STREQUAL "BOOLEAN")
       message(FATAL_ERROR "variant ${i} needs a name, an idea and \"deterministic\": true or false")
     endif()
-    list(APPEND names ${name})
+    string(JSON marked ERROR_VARIABLE unmarked GET "${out}" variants ${i} zoo)
+    if(NOT unmarked AND marked)  # CMake reads JSON's true as ON
+      list(APPEND zoo ${name})
+    elseif(zoo OR name MATCHES "^zoo[.]" OR NOT unmarked)
+      message(FATAL_ERROR "${name}: a kernel of the zoo is marked \"zoo\": true and listed after the chapter's")
+    else()
+      list(APPEND names ${name})
+    endif()
   endforeach()
   string(REPLACE "|" ";" expected "${VARIANTS}")
   foreach(name IN LISTS expected)
@@ -93,4 +99,22 @@ if(CHAPTER)
       message(FATAL_ERROR "the list lacks the variant ${name} (it has: ${names})")
     endif()
   endforeach()
+  # ZOO_BUGS ("|"-separated): the zoo's kernels, in order, and in --list under a heading after the chapter's.
+  string(REGEX REPLACE "([^|]+)" "zoo.\\1" expected "${ZOO_BUGS}")
+  string(REPLACE "|" ";" expected "${expected}")
+  if(DEFINED ZOO_BUGS AND NOT zoo STREQUAL expected)
+    message(FATAL_ERROR "the zoo's kernels should be, in this order: ${expected}; the list has: ${zoo}")
+  endif()
+  if(DEFINED ZOO_BUGS AND zoo)
+    execute_process(COMMAND ${PROGRAM} --list RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
+    message("--list: exit status ${rc}\n--- stdout\n${text}--- stderr\n${err}---")
+    list(GET names -1 last_own)
+    list(GET zoo 0 first_zoo)
+    string(FIND "\n${text}" "\n${last_own} " own_at)
+    string(FIND "\n${text}" "\nthe bug zoo" heading)
+    string(FIND "\n${text}" "\n${first_zoo} " zoo_at)
+    if(NOT rc EQUAL 0 OR heading EQUAL -1 OR NOT own_at LESS heading OR NOT heading LESS zoo_at)
+      message(FATAL_ERROR "--list should exit 0 and print the chapter's kernels, a heading `the bug zoo ...`, then the zoo's")
+    endif()
+  endif()
 endif()

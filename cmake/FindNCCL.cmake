@@ -1,10 +1,6 @@
-# Finds NCCL, NVIDIA's collective communication library (chapter 10). Looks, in this order, in
-# NCCL_ROOT (a CMake or environment variable: an unpacked NCCL or a build of it), in the CUDA
-# toolkit's own folders (some toolkits ship NCCL beside cudart), then in the system's folders
-# (Debian's and Ubuntu's libnccl-dev, NVIDIA's packages).
-#
-# Sets NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIR, NCCL_LIBRARY, and the imported target NCCL::NCCL.
-# Needs find_package(CUDAToolkit) first, for the toolkit's folders and CUDA::cudart.
+# Finds NCCL (chapter 10) in NCCL_ROOT (a CMake or environment variable), in the CUDA toolkit's
+# folders, then in the system's. Sets NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIR, NCCL_LIBRARY and
+# the imported target NCCL::NCCL; needs find_package(CUDAToolkit) first.
 set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT})
 if(CUDAToolkit_FOUND)
   list(APPEND _nccl_hints ${CUDAToolkit_LIBRARY_ROOT} ${CUDAToolkit_TARGET_DIR})

@@ -1,11 +1,13 @@
-# The tour: runs each chapter program (listed one per line in PROGRAMS_FILE) in order with its
-# defaults.
-# A program that finds no GPU (exit 77) has printed what it can show without one; the tour goes
-# on. Any other failure stops it.
-file(STRINGS "${PROGRAMS_FILE}" programs)
+# The tour: each chapter's program of CHAPTERS (build/chapters.json) in order, with its defaults. A
+# program that finds no GPU (exit 77) has shown what it can without one, and the tour goes on; any
+# other failure stops it.
+file(READ "${CHAPTERS}" json)
+string(JSON count LENGTH "${json}" chapters)
+math(EXPR last "${count} - 1")
 set(skipped 0)
-foreach(program IN LISTS programs)
-  get_filename_component(name ${program} NAME)
+foreach(i RANGE ${last})
+  string(JSON name GET "${json}" chapters ${i} name)
+  string(JSON program GET "${json}" chapters ${i} program)
   message("\n################ ${name} ################\n")
   execute_process(COMMAND ${program} RESULT_VARIABLE rc)
   if(rc EQUAL 77)

@@ -1,16 +1,12 @@
-# ctest helper: a chapter program under compute-sanitizer.
-#   PROGRAM    the chapter's executable
-#   SANITIZER  compute-sanitizer as found when configuring (empty or NOTFOUND: searched again here)
-#   HINT       the CUDA toolkit's bin folder
-#   RUNS       "@"-separated runs, each "kind:arg|arg|...":
-#                clean  memcheck, racecheck and synccheck report nothing, and the program verifies
-#                       its result (exit status 0)
-#                racy   racecheck reports hazards (the run is a lesson in what goes wrong), while
-#                       memcheck and synccheck report nothing; its exit status is not checked, since a
-#                       race may corrupt the result, which is exactly what the lesson is about
-# memcheck finds out-of-bounds and misaligned accesses, racecheck hazards between threads on shared
-# memory, synccheck misused barriers. Without a GPU or without compute-sanitizer the script prints
-# "SKIPPED: ...", which ctest reports as a skip.
+# ctest helper: a program under compute-sanitizer (memcheck: out-of-bounds and misaligned accesses;
+# racecheck: hazards between threads on shared memory; synccheck: misused barriers).
+#   PROGRAM, SANITIZER (as found when configuring; else searched again here), HINT (the toolkit's bin)
+#   PROBE  a run without a tool ("|"-separated): exit status 77 skips the test, any other but 0 fails it
+#   RUNS   "@"-separated "kind:arg|arg|...", each under each of TOOLS (default all three):
+#            clean   no tool reports anything, and the program exits 0
+#            caught  the tool reports something (a bug of the zoo)
+#            racy    racecheck reports hazards and the others nothing (the run is a lesson in what
+#                    goes wrong; a race may corrupt the result, so its exit status is not checked)
 cmake_minimum_required(VERSION 3.25)
 if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
   find_program(found_sanitizer compute-sanitizer HINTS ${HINT} /usr/local/cuda/bin)
@@ -20,39 +16,48 @@ if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
   message("SKIPPED: compute-sanitizer not found")
   return()
 endif()
-execute_process(COMMAND ${PROGRAM} --n 1 --reps 1 --warmup 0
-  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+string(REPLACE "|" ";" probe "${PROBE}")
+execute_process(COMMAND ${PROGRAM} ${probe} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 77)
-  message("SKIPPED: no usable GPU")
+  set(why "SKIPPED: no usable GPU")
+  if(out MATCHES "(^|\n)(SKIPPED:[^\n]*)")  # the program's own reason
+    set(why "${CMAKE_MATCH_2}")
+  endif()
+  message("${why}")
   return()
+elseif(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROBE}: exit status ${rc}\n${out}${err}")
+endif()
+if(NOT TOOLS)
+  set(TOOLS memcheck racecheck synccheck)
 endif()
 
 string(REPLACE "@" ";" runs "${RUNS}")
 set(failures "")
 foreach(run IN LISTS runs)
-  string(FIND "${run}" ":" colon)
-  string(SUBSTRING "${run}" 0 ${colon} kind)
-  math(EXPR start "${colon} + 1")
-  string(SUBSTRING "${run}" ${start} -1 arg_text)
-  string(REPLACE "|" ";" args "${arg_text}")
-  foreach(tool memcheck racecheck synccheck)
-    execute_process(COMMAND ${SANITIZER} --tool ${tool} ${PROGRAM} ${args} --reps 1 --warmup 0
+  string(REGEX MATCH "^([a-z]+):(.*)$" run "${run}")
+  set(kind ${CMAKE_MATCH_1})
+  string(REPLACE "|" ";" args "${CMAKE_MATCH_2}")
+  list(JOIN args " " shown)
+  foreach(tool IN LISTS TOOLS)
+    execute_process(COMMAND ${SANITIZER} --tool ${tool} ${PROGRAM} ${args}
       RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     set(log "${out}${err}")
+    set(summary "ERROR SUMMARY: ([0-9]+) error")
+    if(tool STREQUAL "racecheck")
+      set(summary "RACECHECK SUMMARY: ([0-9]+) hazard")
+    endif()
     set(found -1)
-    if(tool STREQUAL "racecheck" AND log MATCHES "RACECHECK SUMMARY: ([0-9]+) hazard")
-      set(found ${CMAKE_MATCH_1})
-    elseif(NOT tool STREQUAL "racecheck" AND log MATCHES "ERROR SUMMARY: ([0-9]+) error")
+    if(log MATCHES "${summary}")
       set(found ${CMAKE_MATCH_1})
     endif()
-    list(JOIN args " " shown)
     set(line "${kind} ${tool} ${shown}: exit status ${rc}, ${found} reported")
     message("${line}")
     if(found EQUAL -1)
       string(APPEND failures "${line}: no summary from compute-sanitizer\n${log}\n")
-    elseif(kind STREQUAL "racy" AND tool STREQUAL "racecheck")
+    elseif(kind STREQUAL "caught" OR (kind STREQUAL "racy" AND tool STREQUAL "racecheck"))
       if(found EQUAL 0)
-        string(APPEND failures "${line}: the race was not detected\n")
+        string(APPEND failures "${line}: not caught\n${log}\n")
       endif()
     elseif(NOT found EQUAL 0 OR (kind STREQUAL "clean" AND NOT rc EQUAL 0))
       string(APPEND failures "${line}\n${log}\n")

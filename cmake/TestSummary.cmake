@@ -1,10 +1,9 @@
 # The summary at the end of every ctest run: per chapter, whether its kernel was checked on the CPU
 # emulator (tests labelled emulator), on a GPU (labelled gpu, not zoo), or not at all, and which of
-# its other tests failed: "100% tests passed" and a list of skips cannot tell a student that.
-# reduction_add_test_summary() writes <build>/CTestCustom.cmake, whose CTEST_CUSTOM_POST_TEST runs
-# this file as a script after every ctest run. It prints, and cannot change ctest's verdict. It reads
-# the run's log (Testing/Temporary/LastTest.log.tmp*) and the emulator and GPU tests from `ctest -N`.
-# Where no GPU was visible when configuring (GPU=OFF), no GPU result is ever reported as passed.
+# its other tests failed, which "100% tests passed" and a list of skips cannot tell a student.
+# <build>/CTestCustom.cmake runs this file as a script after every ctest run (CTEST_CUSTOM_POST_TEST);
+# it reads the run's log and the emulator and GPU tests from `ctest -N`, and prints. Where no GPU
+# was visible when configuring (GPU=OFF), no GPU result is reported as passed.
 function(reduction_add_test_summary)
   set(kernels "the tutorial's solutions")
   if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
@@ -15,7 +14,7 @@ function(reduction_add_test_summary)
   file(WRITE ${CMAKE_BINARY_DIR}/CTestCustom.cmake "set(CTEST_CUSTOM_POST_TEST \"\\\"${CMAKE_COMMAND}\\\" "
     "-DBUILD_DIR=${CMAKE_BINARY_DIR} \\\"-DCTEST=${CMAKE_CTEST_COMMAND}\\\" -DGPU=${REDUCTION_GPU_VISIBLE} "
     "\\\"-DKERNELS=${kernels}\\\" -P \\\"${CMAKE_CURRENT_FUNCTION_LIST_FILE}\\\"\")\n")
-  foreach(gpu ON OFF)  # the script on a canned log, with and without a GPU
+  foreach(gpu ON OFF)  # on a canned log, with and without a GPU
     add_test(NAME summary.gpu_${gpu} COMMAND ${CMAKE_COMMAND} -DLOG=${CMAKE_CURRENT_FUNCTION_LIST_DIR}/summary_test.log
       -DGPU=${gpu} -DDISABLED=03_a.gpu "-DEMULATOR_TESTS=03_a.cpu|04_b.cpu|05_c.cpu" "-DGPU_TESTS=03_a.gpu|03_a.json|04_b.gpu"
       -DKERNELS=K -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE})
@@ -64,7 +63,7 @@ string(REPLACE "|" ";" GPU_TESTS "${GPU_TESTS}")
 
 # Per test, CTest logs "N/M Testing: <name>", maybe its output between "Output:" and "<end of
 # output>", then "Test Passed.", "Test Failed." or "Test Fail Reason:". A test not run (a failed
-# fixture, a missing program) is announced on a line before its header, then logged as passed.
+# fixture, a missing program) is announced before its header, then logged as passed.
 file(READ "${LOG}" text)
 string(REGEX REPLACE "[][;]" "_" text "${text}")  # `;`, `[`, `]` would split or glue list items
 string(REPLACE "\n" ";" lines "${text}")
@@ -95,47 +94,50 @@ foreach(test IN LISTS disabled)
   endif()
 endforeach()
 
-# verdict(<out> <tests>...): one verdict on those of the tests that ran; a skip is never a pass.
-function(verdict out)
+# verdict(<out> <none> <tests>...): one verdict on those of the tests that ran, <none> where there
+# are no tests; a skip is never a pass.
+function(verdict out none)
+  set(count 0)
   set(failed "")
   set(skipped "")
   set(why "")
-  set(count 0)
-  set(tests ${ARGN})
-  list(REMOVE_DUPLICATES tests)
-  foreach(test IN LISTS tests)
+  foreach(test IN LISTS ARGN)
     if(DEFINED result_${test})
       math(EXPR count "${count} + 1")
     endif()
     if(result_${test} MATCHES "^skipped [(](.*)")
       list(APPEND skipped ${test})
       list(APPEND why "${CMAKE_MATCH_1}")
-    elseif(result_${test} MATCHES "^(failed|not_run)$")
-      list(APPEND failed "${test}${result_${test}}")
+    elseif(result_${test} STREQUAL "failed")
+      list(APPEND failed ${test})
+    elseif(result_${test} STREQUAL "not_run")
+      list(APPEND failed "${test}: not run")
     endif()
   endforeach()
-  list(TRANSFORM failed REPLACE "failed$" "")
-  list(TRANSFORM failed REPLACE "not_run$" ": not run")
   list(REMOVE_DUPLICATES why)
   list(JOIN why ", " why)
   list(JOIN failed ", " failed)
   list(LENGTH skipped n_skipped)
   list(JOIN skipped ", " skipped)
-  set(verdict "passed")
-  if(count EQUAL 0)
-    set(verdict "not run (not selected)")
+  if(NOT ARGN)
+    set(${out} "${none}" PARENT_SCOPE)
+  elseif(count EQUAL 0)
+    set(${out} "not run (not selected)" PARENT_SCOPE)
   elseif(failed)
-    set(verdict "FAILED (${failed})")
+    set(${out} "FAILED (${failed})" PARENT_SCOPE)
   elseif(n_skipped EQUAL count)
-    set(verdict "not run (${why})")
+    set(${out} "not run (${why})" PARENT_SCOPE)
   elseif(skipped)
-    set(verdict "passed, but not run: ${skipped} (${why})")
+    set(${out} "passed, but not run: ${skipped} (${why})" PARENT_SCOPE)
+  else()
+    set(${out} "passed" PARENT_SCOPE)
   endif()
-  set(${out} "${verdict}" PARENT_SCOPE)
 endfunction()
 
 set(chapters "")
-foreach(test IN LISTS ran EMULATOR_TESTS GPU_TESTS)  # the groups: every test, run or not
+set(tests ${ran} ${EMULATOR_TESTS} ${GPU_TESTS})  # the groups: every test, run or not
+list(REMOVE_DUPLICATES tests)
+foreach(test IN LISTS tests)
   if(test MATCHES "^([0-9][0-9])_")
     set(group other)
     if(test IN_LIST EMULATOR_TESTS)
@@ -156,21 +158,15 @@ list(REMOVE_DUPLICATES chapters)
 list(SORT chapters)
 message("\nWhat this run checked, chapter by chapter (the kernels: ${KERNELS}):")
 foreach(chapter IN LISTS chapters)
-  verdict(other ${other_${chapter}})
+  verdict(other "" ${other_${chapter}})
   if(NOT emulator_${chapter} AND NOT gpu_${chapter})
     message("  chapter ${chapter}  no kernel: a CPU program, its tests: ${other}")
     continue()
   endif()
-  set(emulator "not available for this chapter")
-  set(gpu "no GPU tests")
-  if(emulator_${chapter})
-    verdict(emulator ${emulator_${chapter}})
-  endif()
-  if(gpu_${chapter})
-    verdict(gpu ${gpu_${chapter}})
-    if(NOT GPU AND NOT gpu MATCHES "^FAILED")
-      set(gpu "not run (no GPU when configured)")
-    endif()
+  verdict(emulator "not available for this chapter" ${emulator_${chapter}})
+  verdict(gpu "no GPU tests" ${gpu_${chapter}})
+  if(gpu_${chapter} AND NOT GPU AND NOT gpu MATCHES "^FAILED")
+    set(gpu "not run (no GPU when configured)")
   endif()
   set(line "  chapter ${chapter}  kernel on the CPU emulator: ${emulator}   on a GPU: ${gpu}")
   if(other MATCHES "^FAILED")

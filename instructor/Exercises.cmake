@@ -1,21 +1,11 @@
-# Exercises, generated from the solutions: a chapter's solution/ headers mark what the student
-# writes (// EXERCISE: ... // END EXERCISE, see instructor/GenerateExercise.cmake), and the exercise
-# version is made from them, so the two can never drift apart.
-#
-#   REDUCTION_EXERCISES=ON   every file of a chapter's solution/ is generated at build time into
-#                            ${CMAKE_BINARY_DIR}/exercises/<chapter>/, and that folder takes the
-#                            place of solution/ on the include path (an edit of a solution header
-#                            regenerates its exercise version on the next build)
-#   target handout           ${CMAKE_BINARY_DIR}/handout/: the repository for students, each
-#                            solution/ header replaced by its exercise version (instructor/Handout.cmake)
-#   tests exercises.*        the generator on small fixtures (instructor/tests/), and every
-#                            chapter's markers (label exercises;cpu)
+# Exercises, generated from the solutions (instructor/README.md): a chapter's solution/ headers mark
+# what the student writes, and the exercise version is made from them, so the two cannot drift apart.
 
 # reduction_use_kernel_headers(<target>...): puts the current chapter's kernel headers on the
-# include path of the targets: its solution/ folder, or with REDUCTION_EXERCISES=ON the exercise
-# versions generated from it. A chapter without solution/ (a CPU chapter) is left alone.
+# targets' include path: its solution/ folder, or with REDUCTION_EXERCISES=ON the exercise versions
+# generated from it at build time into ${CMAKE_BINARY_DIR}/exercises/<chapter>/. A chapter without
+# solution/ is left alone.
 function(reduction_use_kernel_headers)
-  set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
   set(solution_dir ${CMAKE_CURRENT_SOURCE_DIR}/solution)
   if(NOT IS_DIRECTORY ${solution_dir})
     return()
@@ -26,19 +16,16 @@ function(reduction_use_kernel_headers)
     endforeach()
     return()
   endif()
-
+  set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(exercise_dir ${CMAKE_BINARY_DIR}/exercises/${chapter})
-  set(headers_target ${chapter}_exercise_headers)
-  if(NOT TARGET ${headers_target})  # the rules are made once per chapter, whoever asks first
-    # CONFIGURE_DEPENDS: a header added to solution/ is picked up by the next build.
+  if(NOT TARGET ${chapter}_exercise_headers)  # made once per chapter, whoever asks first
     file(GLOB solutions CONFIGURE_DEPENDS LIST_DIRECTORIES false ${solution_dir}/*)
     set(exercises "")
     foreach(solution IN LISTS solutions)
       get_filename_component(name ${solution} NAME)
       add_custom_command(OUTPUT ${exercise_dir}/${name}
-        COMMAND ${CMAKE_COMMAND} -DSOLUTION=${solution} -DEXERCISE=${exercise_dir}/${name}
-                -P ${generator}
+        COMMAND ${CMAKE_COMMAND} -DSOLUTION=${solution} -DEXERCISE=${exercise_dir}/${name} -P ${generator}
         DEPENDS ${solution} ${generator}
         COMMENT "Generating the exercise version of ${chapter}/solution/${name}"
         VERBATIM)
@@ -51,66 +38,64 @@ function(reduction_use_kernel_headers)
         file(REMOVE ${file})
       endif()
     endforeach()
-    add_custom_target(${headers_target} DEPENDS ${exercises})
+    add_custom_target(${chapter}_exercise_headers DEPENDS ${exercises})
   endif()
   foreach(target IN LISTS ARGN)
     target_include_directories(${target} PRIVATE ${exercise_dir})
-    add_dependencies(${target} ${headers_target})
+    add_dependencies(${target} ${chapter}_exercise_headers)
   endforeach()
 endfunction()
 
-# reduction_add_exercise_tests(): the generator's tests and the handout target. Called once the
-# chapters are known (REDUCTION_CHAPTERS).
+# reduction_add_exercise_tests(), once the chapters are known: the generator's tests (label
+# exercises) and the `handout` target.
 function(reduction_add_exercise_tests)
-  set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
-  set(tests_dir ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests)
+  set(here ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   set(work_dir ${CMAKE_BINARY_DIR}/exercise_tests)
-  # A good fixture must come out exactly as its .expected file; each bad one must stop the
-  # generator with the file and line that its first line names.
-  file(GLOB fixtures CONFIGURE_DEPENDS ${tests_dir}/*.cuh)
+  # A good fixture must come out exactly as its .expected file; a bad one must stop the generator
+  # with the file, line and message its first line names (`// expected error at line N: ...`).
+  file(GLOB fixtures CONFIGURE_DEPENDS ${here}/tests/*.cuh)
   foreach(fixture IN LISTS fixtures)
-    get_filename_component(name ${fixture} NAME_WE)
-    add_test(NAME exercises.generator.${name}
-      COMMAND ${CMAKE_COMMAND} -DGENERATOR=${generator} -DFIXTURE=${fixture}
-              -DWORK_DIR=${work_dir} -P ${tests_dir}/CheckFixture.cmake)
-    set_tests_properties(exercises.generator.${name} PROPERTIES LABELS "exercises;cpu")
+    get_filename_component(name ${fixture} NAME)
+    get_filename_component(test ${fixture} NAME_WE)
+    set(test exercises.generator.${test})
+    set(command ${CMAKE_COMMAND} -DSOLUTION=${fixture} -DEXERCISE=${work_dir}/${name})
+    if(EXISTS ${fixture}.expected)
+      add_test(NAME ${test} COMMAND ${command} -DEXPECTED=${fixture}.expected -P ${here}/GenerateExercise.cmake)
+    else()
+      file(STRINGS ${fixture} first_line LIMIT_COUNT 1)
+      string(REGEX REPLACE "^// expected error at line ([0-9]+): " "/${name}:\\1: " expect "${first_line}")
+      add_test(NAME ${test} COMMAND ${command} -P ${here}/GenerateExercise.cmake)
+      set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}.*no exercise version was written")
+    endif()
+    set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu")
   endforeach()
 
-  # Every chapter's solution headers generate, and every chapter with a solution/ has markers,
-  # except in a handout (instructor/Handout.cmake writes HANDOUT.md), where they are exercises already.
-  string(REPLACE ";" "|" chapters "${REDUCTION_CHAPTERS}")
-  set(require_markers ON)
+  # Every chapter's solution headers generate, and, but in a handout (which has HANDOUT.md and
+  # exercises already), every chapter with solution/ has markers.
+  set(handout_source OFF)
   if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
-    set(require_markers OFF)
+    set(handout_source ON)
   endif()
+  string(REPLACE ";" "|" chapters "${REDUCTION_CHAPTERS}")
   add_test(NAME exercises.chapters
-    COMMAND ${CMAKE_COMMAND} -DGENERATOR=${generator} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
-            "-DCHAPTERS=${chapters}" -DWORK_DIR=${work_dir}/chapters -DREQUIRE_MARKERS=${require_markers}
-            -P ${tests_dir}/CheckChapters.cmake)
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} "-DCHAPTERS=${chapters}" -DWORK_DIR=${work_dir}/chapters
+            -DHANDOUT_SOURCE=${handout_source} -P ${here}/tests/CheckChapters.cmake)
   set_tests_properties(exercises.chapters PROPERTIES LABELS "exercises;cpu")
 
-  # The student's tree. Written afresh on every build of the target; git, when the source is a
-  # checkout, says which files belong to the project.
+  # The students' tree, written afresh on every build of the target; and the same script, checked
+  # without a build: the tree holds the project's files and no solution.
   find_package(Git QUIET)
-  set(handout_dir ${CMAKE_BINARY_DIR}/handout)
+  set(handout ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DBINARY_DIR=${CMAKE_BINARY_DIR} "-DGIT=${GIT_EXECUTABLE}")
   add_custom_target(handout
-    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DHANDOUT_DIR=${handout_dir}
-            -DBINARY_DIR=${CMAKE_BINARY_DIR} "-DGIT=${GIT_EXECUTABLE}"
-            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/Handout.cmake
+    COMMAND ${handout} -DHANDOUT_DIR=${CMAKE_BINARY_DIR}/handout -P ${here}/Handout.cmake
     VERBATIM
-    COMMENT "Writing the students' tree, without solutions, to ${handout_dir}")
-  # The same script, checked without a build: the tree holds the project's files and no solution.
-  add_test(NAME exercises.handout
-    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DHANDOUT_DIR=${work_dir}/handout
-            -DBINARY_DIR=${CMAKE_BINARY_DIR} "-DGIT=${GIT_EXECUTABLE}" -DCHECK=ON
-            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/Handout.cmake)
+    COMMENT "Writing the students' tree, without solutions, to ${CMAKE_BINARY_DIR}/handout")
+  add_test(NAME exercises.handout COMMAND ${handout} -DHANDOUT_DIR=${work_dir}/handout -DCHECK=ON -P ${here}/Handout.cmake)
   set_tests_properties(exercises.handout PROPERTIES LABELS "exercises;cpu" FIXTURES_SETUP handout)
   # And the solutions' code is nowhere in it: not in a README, a helper or a test.
-  find_package(Python3 COMPONENTS Interpreter)
-  if(Python3_Interpreter_FOUND AND NOT EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
+  if(Python3_Interpreter_FOUND AND NOT handout_source)
     add_test(NAME exercises.handout_answers
-      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/handout_answers.py
-              ${PROJECT_SOURCE_DIR} ${work_dir}/handout)
+      COMMAND ${Python3_EXECUTABLE} ${here}/tests/handout_answers.py ${PROJECT_SOURCE_DIR} ${work_dir}/handout)
     set_tests_properties(exercises.handout_answers PROPERTIES LABELS "exercises;cpu" FIXTURES_REQUIRED handout)
   endif()
 endfunction()

@@ -1,9 +1,8 @@
 # Turns a chapter's solution header into the exercise version a student starts from:
 #
-#   cmake -DSOLUTION=<chapter>/solution/<name>.cuh -DEXERCISE=<out>/<name>.cuh -P instructor/GenerateExercise.cmake
+#   cmake -DSOLUTION=<solution>/<name>.cuh -DEXERCISE=<out>/<name>.cuh [-DEXPECTED=<file>] -P GenerateExercise.cmake
 #
-# The solution marks what the student writes (the marker lines are comments, so the solution
-# compiles as it is):
+# The marker lines are comments, so the solution compiles as it is; each keeps its indentation:
 #
 #   // EXERCISE: <one line: what the student writes here>     becomes  // TODO: <that line>
 #   // HINT: <a hint>          (zero or more, directly after)   becomes  //   <the hint>
@@ -11,29 +10,22 @@
 #   ... the solution code ...                                   dropped
 #   // END EXERCISE                                             dropped
 #
-# Each marker keeps its own indentation. A file with at least one exercise gets
-# `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once`, which the programs look for
-# to say that the kernel is not written yet; a file without markers comes out unchanged.
-# A marker out of place (nested, unclosed, an END, HINT or PLACEHOLDER outside an exercise, a
-# misspelt marker) stops the generator with `<file>:<line>: <what is wrong>`.
-#
-# instructor/Exercises.cmake runs this script at build time; instructor/Handout.cmake includes it for
-# reduction_generate_exercise().
+# A file with an exercise gets `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once`
+# (the programs then say the kernel is not written yet); one without markers comes out unchanged.
+# A marker out of place stops the generator with `<file>:<line>: <what is wrong>`. EXPECTED (the
+# generator's tests): the output must equal that file, byte for byte.
 cmake_minimum_required(VERSION 3.25)
 
-# Stops the generator with `<where>: <what>` on one line of its own, as a compiler reports an
-# error (message(FATAL_ERROR) alone would fold it over several indented lines).
+# Stops with `<where>: <what>` on a line of its own, as a compiler reports an error.
 function(_exercise_error where)
   string(JOIN "" what ${ARGN})
   message(NOTICE "${where}: ${what}")
   message(FATAL_ERROR "no exercise version was written")
 endfunction()
 
-# reduction_generate_exercise(<solution> <exercise> <count_var>): writes the exercise version of
-# <solution> to <exercise> and sets <count_var> to the number of exercises (EXERCISE markers) in it.
-#
-# The file is walked as one string, a line at a time, and never split into a CMake list: headers
-# are full of `;`, `[` and `]`, which list splitting would take apart or glue together.
+# reduction_generate_exercise(<solution> <exercise> <count_var>): writes the exercise version and
+# sets <count_var> to its number of exercises. The file is walked a line at a time as one string,
+# never a CMake list, which would take apart or glue together the `;`, `[` and `]` of a header.
 function(reduction_generate_exercise solution exercise count_var)
   if(NOT EXISTS "${solution}")
     _exercise_error("${solution}" "no such file")
@@ -61,16 +53,12 @@ function(reduction_generate_exercise solution exercise count_var)
     math(EXPR number "${number} + 1")
     set(where "${solution}:${number}")
 
-    # What kind of line this is. Each pattern is anchored and has one open-ended part at its end,
-    # so a match costs one pass over the line.
+    # Each pattern is anchored and open-ended only at its end: one pass over the line.
     set(marker "")
-    if(line MATCHES "^([ \t]*)// (EXERCISE|HINT|PLACEHOLDER):(.*)$")
+    if(line MATCHES "^([ \t]*)// (EXERCISE|HINT|PLACEHOLDER): ?(.*)$")  # one space after the colon is the marker's
       set(marker ${CMAKE_MATCH_2})
       set(indent "${CMAKE_MATCH_1}")
       set(text "${CMAKE_MATCH_3}")
-      if(text MATCHES "^ ")  # the one space after the colon is the marker's, not the text's
-        string(SUBSTRING "${text}" 1 -1 text)
-      endif()
     elseif(line MATCHES "^[ \t]*// END EXERCISE[ \t\r]*$")
       set(marker END)
     elseif(line MATCHES "^[ \t]*//[ \t]*(EXERCISE|HINT|PLACEHOLDER|END EXERCISE)")
@@ -151,4 +139,11 @@ if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
     message(FATAL_ERROR "usage: cmake -DSOLUTION=<solution header> -DEXERCISE=<exercise header> -P ${CMAKE_CURRENT_LIST_FILE}")
   endif()
   reduction_generate_exercise("${SOLUTION}" "${EXERCISE}" exercises)
+  if(DEFINED EXPECTED)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${EXPECTED}" "${EXERCISE}" RESULT_VARIABLE differs)
+    if(differs)
+      execute_process(COMMAND diff -u "${EXPECTED}" "${EXERCISE}")
+      message(FATAL_ERROR "${EXERCISE} differs from ${EXPECTED}")
+    endif()
+  endif()
 endif()

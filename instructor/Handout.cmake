@@ -1,17 +1,12 @@
 # Writes the students' tree (the `handout` target, instructor/Exercises.cmake):
 #
-#   cmake -DSOURCE_DIR=<repository> -DHANDOUT_DIR=<out> [-DBINARY_DIR=<build>] [-DGIT=<git>] [-DCHECK=ON]
-#         -P instructor/Handout.cmake
+#   cmake -DSOURCE_DIR=<repository> -DHANDOUT_DIR=<out> [-DBINARY_DIR=<build>] [-DGIT=<git>] [-DCHECK=ON] -P Handout.cmake
 #
-# HANDOUT_DIR is emptied, then filled with the project's files: those git lists (tracked, and new
-# ones not ignored) when SOURCE_DIR is a git checkout, else every file but build folders and .git.
-# Each file of a chapter's solution/ folder is replaced by its exercise version, each README
-# listing marked as an answer by a note, and a file that restates the kernels (_handout_left_out)
-# is left out, so the tree holds no solution; everything else is copied as it is: the README's
-# commands, the tests and REDUCTION_EXERCISES=ON work there as in the repository. HANDOUT.md at
-# its top tells the student what the tree is. CHECK=ON (the test exercises.handout) then checks
-# the tree; instructor/tests/handout_answers.py (the test exercises.handout_answers) looks in it for
-# the solutions' code.
+# HANDOUT_DIR is emptied, then filled with the project's files (those git lists, tracked or new and
+# not ignored, in a checkout; else every file but build folders and .git), every solution/ file
+# replaced by its exercise version, every README listing marked as an answer by a note, and the
+# files that restate the kernels left out; HANDOUT.md at its top tells the student what the tree
+# is. CHECK=ON (the test exercises.handout) then checks the tree.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/GenerateExercise.cmake)
 
@@ -46,36 +41,31 @@ else()
   # The build folders (the presets' build*/), git's own files, fetched dependencies, caches.
   list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git|\\.devdeps)(/|$)|(^|/)__pycache__/")
 endif()
-# A build folder or the handout itself inside the source, under a name git does not ignore, is
-# not the project's either.
+# A build folder or the handout inside the source, under a name git does not ignore, is not the project's.
 foreach(dir IN ITEMS "${BINARY_DIR}" "${HANDOUT_DIR}")
-  if(NOT dir STREQUAL "")
-    cmake_path(ABSOLUTE_PATH dir NORMALIZE)
-    cmake_path(IS_PREFIX SOURCE_DIR "${dir}" NORMALIZE inside)
-    if(inside)
-      cmake_path(RELATIVE_PATH dir BASE_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE relative)
-      string(REGEX REPLACE "/$" "" relative "${relative}")
-      string(LENGTH "${relative}/" prefix_length)
-      set(kept "")
-      foreach(file IN LISTS files)
-        string(SUBSTRING "${file}" 0 ${prefix_length} prefix)
-        if(NOT prefix STREQUAL "${relative}/")
-          list(APPEND kept "${file}")
-        endif()
-      endforeach()
-      set(files "${kept}")
-    endif()
+  if(dir STREQUAL "")
+    continue()
+  endif()
+  cmake_path(ABSOLUTE_PATH dir NORMALIZE)
+  cmake_path(IS_PREFIX SOURCE_DIR "${dir}" NORMALIZE inside)
+  if(inside)
+    cmake_path(RELATIVE_PATH dir BASE_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE relative)
+    string(REGEX REPLACE "/$" "" relative "${relative}")
+    foreach(file IN LISTS files)
+      string(FIND "${file}" "${relative}/" at)
+      if(at EQUAL 0)
+        list(REMOVE_ITEM files "${file}")
+      endif()
+    endforeach()
   endif()
 endforeach()
 
-# Files that hold the tutorial's kernels outside solution/ and that a student does not need:
-# benchmark/experiments.cu restates chapter 06's kernel and chapter 08's loop to time variants of
-# them (the benchmark skips its steps where it is missing), and the bug zoo (instructor/zoo/), whose
-# lists make their bugs by editing lines of the solution and give the answers.
+# What restates the kernels outside solution/ and a student does not need: benchmark/experiments.cu
+# (chapter 06's kernel and 08's loop; the benchmark skips its steps without it), and the bug zoo,
+# whose lists edit lines of the solution and give the answers.
 set(_handout_left_out "^benchmark/experiments\\.cu$|^instructor/zoo/")
 
-# A README shows some kernels as listings, each between the lines `<!-- answer -->` and
-# `<!-- end answer -->`: the handout has a note in its place.
+# A README listing between `<!-- answer -->` and `<!-- end answer -->` becomes a note.
 function(_handout_without_answers from to)
   file(READ ${from} rest)
   set(text "")
@@ -126,8 +116,7 @@ foreach(relative IN LISTS files)
   endif()
 endforeach()
 
-# instructor/Exercises.cmake looks for this file: in a handout the solution/ headers are already
-# exercises, so they are not expected to carry markers.
+# instructor/Exercises.cmake looks for this file: a handout's solution/ headers carry no markers.
 file(WRITE ${HANDOUT_DIR}/HANDOUT.md [=[
 # Exercises: the kernels are yours to write
 
@@ -145,13 +134,11 @@ lessons in each chapter's `README.md`) is the tutorial's own.
   ```
 
   With a GPU: until a kernel is written, its program says on stderr that the kernel is not
-  implemented yet, its result is wrong (exit status 1), and the chapter's GPU tests fail (they do
-  not crash or hang). Without a GPU the programs show their analysis and exit 77; in chapters 03
-  to 09 the CPU tests (`NN.cpu_tests`) run your kernel on a CPU emulator, in several orders of
-  its threads (and of its blocks, from 06 on; of the lanes of a warp between warp barriers, in
-  08 and 09), and fail until it is right, naming what they found (a result never written, a
-  race, a read past the end, a barrier or warp collective not every thread reaches, a wrong
-  shuffle mask).
+  implemented yet, its result is wrong (exit status 1), and the chapter's GPU tests fail. Without
+  a GPU the programs show their analysis and exit 77; in chapters 03 to 09 the CPU tests
+  (`NN.cpu_tests`) run your kernel on a CPU emulator in many orders of its threads, and fail until
+  it is right, naming what they found (a race, a read past the end, a barrier not every thread
+  reaches, ...).
 - When a kernel is done, delete the line `#define REDUCTION_EXERCISE_UNFINISHED 1` near the top of
   its header, as the comment above it says.
 - Every `ctest` run ends with what it checked in each chapter: your kernel on the CPU emulator, on

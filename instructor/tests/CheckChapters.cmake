@@ -1,14 +1,9 @@
-# ctest helper: every chapter's solution/ files generate their exercise versions without error,
-# and every chapter with a solution/ folder marks what the student writes.
-#
-#   cmake -DGENERATOR=... -DSOURCE_DIR=<repository> -DCHAPTERS="01_x|02_y|..." -DWORK_DIR=<dir>
-#         [-DREQUIRE_MARKERS=OFF] -P CheckChapters.cmake
-#
-# A hand-written exercise/ folder would be a second copy of a kernel that can drift: it is refused.
-# In a handout the solution/ files are exercises already, so markers are not required there
-# (REQUIRE_MARKERS=OFF).
+# ctest helper: every chapter's solution/ files generate their exercise versions, every chapter
+# with solution/ marks what the student writes (but in a handout, HANDOUT_SOURCE=ON, where they are
+# exercises already), and none keeps a hand-written exercise/ folder, a second copy that can drift.
+#   cmake -DSOURCE_DIR=<repository> -DCHAPTERS="01_x|02_y|..." -DWORK_DIR=<dir> [-DHANDOUT_SOURCE=ON] -P CheckChapters.cmake
 cmake_minimum_required(VERSION 3.25)
-include(${GENERATOR})
+include(${CMAKE_CURRENT_LIST_DIR}/../GenerateExercise.cmake)
 string(REPLACE "|" ";" chapters "${CHAPTERS}")
 set(problems "")
 foreach(chapter IN LISTS chapters)
@@ -25,7 +20,7 @@ foreach(chapter IN LISTS chapters)
   if(IS_DIRECTORY ${SOURCE_DIR}/${chapter}/exercise)
     string(APPEND problems "${chapter}: a hand-written exercise/ folder beside the markers: delete exercise/\n")
   endif()
-  if(NOT REQUIRE_MARKERS STREQUAL "OFF" AND exercises EQUAL 0)
+  if(NOT HANDOUT_SOURCE AND exercises EQUAL 0)
     string(APPEND problems "${chapter}: no // EXERCISE: marker in solution/, so its exercise would be the solution\n")
   endif()
   message(STATUS "${chapter}: ${exercises} exercise(s)")

@@ -1,20 +1,16 @@
 #!/usr/bin/env python3
 """Looks for the solutions' code in a handout: handout_answers.py SOURCE_DIR HANDOUT_DIR.
 
-The code a student writes is what each `// EXERCISE:` ... `// END EXERCISE` region of a chapter's
-solution/ headers holds (in SOURCE_DIR). A region's code lines are its lines that are not comments,
-compared without their indentation and trailing comment, and only those of 20 characters or more
-(shorter ones, `}` or `__syncthreads();`, are in every kernel). A handout file (any text file of
-HANDOUT_DIR) that holds two or more code lines of one region holds the answer, or most of it: the
-test names the file, the region and the lines, and fails. One line alone is allowed, because some
-are the common idiom that any CUDA code has (the grid-stride index `blockIdx.x * blockDim.x +
-threadIdx.x` in the read-ceiling kernel of 09_warp_unrolled/harness.cuh).
+A region's code lines are the lines of an `// EXERCISE:` ... `// END EXERCISE` region of SOURCE_DIR's
+solution/ headers that are not comments, without indentation and trailing comment, of 20 characters
+or more (shorter ones, `}` or `__syncthreads();`, are in every kernel). A text file of HANDOUT_DIR
+that holds two or more code lines of one region holds the answer, or most of it: the test names it
+and fails. One line alone is allowed: some are idioms any CUDA code has (the grid-stride index).
 """
+import glob
 import os
 import re
 import sys
-
-MIN_LENGTH = 20
 
 
 def code_line(line):
@@ -24,23 +20,18 @@ def code_line(line):
 def regions(source_dir):
     """(header, line of its EXERCISE marker, set of code lines) for every exercise region."""
     found = []
-    for chapter in sorted(os.listdir(source_dir)):
-        folder = os.path.join(source_dir, chapter, "solution")
-        if not re.match(r"\d\d_", chapter) or not os.path.isdir(folder):
-            continue
-        for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
-            inside, lines, start = False, set(), 0
-            with open(path, encoding="utf-8") as f:
-                for number, line in enumerate(f, 1):
-                    stripped = line.strip()
-                    if stripped.startswith("// EXERCISE:"):
-                        inside, lines, start = True, set(), number
-                    elif stripped.startswith("// END EXERCISE"):
-                        inside = False
-                        found.append((os.path.join(chapter, "solution", name), start, lines))
-                    elif inside and not stripped.startswith("//") and len(code_line(line)) >= MIN_LENGTH:
-                        lines.add(code_line(line))
+    for path in sorted(glob.glob(os.path.join(source_dir, "[0-9][0-9]_*", "solution", "*"))):
+        with open(path, encoding="utf-8") as f:
+            start = None
+            for number, line in enumerate(f, 1):
+                stripped = line.strip()
+                if stripped.startswith("// EXERCISE:"):
+                    start, lines = number, set()
+                elif stripped.startswith("// END EXERCISE"):
+                    found.append((os.path.relpath(path, source_dir), start, lines))
+                    start = None
+                elif start and not stripped.startswith("//") and len(code_line(line)) >= 20:
+                    lines.add(code_line(line))
     return found
 
 
@@ -52,8 +43,7 @@ def main():
     problems = 0
     for root, dirs, files in os.walk(handout_dir):
         dirs[:] = [d for d in dirs if d not in (".git", "build")]
-        for name in files:
-            path = os.path.join(root, name)
+        for path in (os.path.join(root, name) for name in files):
             try:
                 with open(path, encoding="utf-8") as f:
                     lines = {code_line(line) for line in f}
@@ -65,10 +55,9 @@ def main():
                     problems += 1
                     print("%s holds %d code lines of the exercise at %s:%d:" %
                           (os.path.relpath(path, handout_dir), len(shown), header, start))
-                    for line in shown:
-                        print("    " + line)
-    print("%d exercise regions looked for; %s" % (len(found), "%d times a file holds the code of one" % problems if problems
-                                                      else "no file of the handout holds their code"))
+                    print("".join("    %s\n" % line for line in shown), end="")
+    print("%d exercise regions looked for; %s" % (len(found), "%d times a file holds the code of one" % problems
+                                                  if problems else "no file of the handout holds their code"))
     sys.exit(1 if problems else 0)
 
 

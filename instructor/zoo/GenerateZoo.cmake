@@ -1,10 +1,10 @@
 # The bug zoo: wrong kernels that students (and textbooks) write, each made from the chapter's
 # solution by one small edit, so that no copy of a kernel is kept.
 #
-#   cmake -DSPEC=instructor/zoo/<chapter>.txt -DSOLUTION_DIR=<chapter>/solution -DOUT_DIR=<out> -P instructor/zoo/GenerateZoo.cmake
+#   cmake -DSPEC=instructor/zoo/<chapter>.txt -DSOLUTION_DIR=<chapter>/solution -DOUT_DIR=<out> -P GenerateZoo.cmake
 #
-# instructor/zoo/<chapter>.txt lists the bugs. Its first lines name the header, its namespace and what the
-# tests run; then one block per bug, the blocks separated by blank lines, `#` lines being comments:
+# A list names the header, its namespace and what the tests run; then one block per bug, the
+# blocks separated by blank lines, `#` lines being comments:
 #
 #   header: convergent.cuh
 #   namespace: ch04
@@ -17,79 +17,46 @@
 #   why: without the barrier a thread reads ... (one line: the answer, for the instructor)
 #
 # Before the first bug, besides header: and namespace: (both required):
-#   kernel:  the kernel the CPU tests run, `convergent_kernel` (instantiated for the element E) or
-#            a template with E in it, `coarsened_kernel<2, E>`; needed when a bug names the emulator
-#   blocks:  for a grid kernel, the blocks a launch of n elements in blocks of `block` threads
-#            needs, as an expression of the header: `block_count(n, block)`
-#   launch:  the launcher the GPU tests call, `launch<E>`, with the signature of the chapters'
-#            registries (input, n, result, block, scratch, stream); needed when a bug names a GPU
-#            detector other than delayed_warps
-#   passes:  for chapters 08 and 09, whose launchers make one or two launches: how the CPU test
-#            launches the kernel on the emulator, as the launcher does on a GPU. `two_passes`:
-#            kernel(input, n, out), the grid's blocks leaving their results in the scratch, then
-#            one block over those (ch08::launch_two_passes, finish_kernel); `one_pass`:
-#            kernel(input, n, block_results, result, blocks_done), the last block finishing
-#            (09's fastest). With passes:, `kernel:` is a template with E in it, written as inside
-#            the header's namespace (`two_pass_kernel<Handoff::Store, E>`)
+#   kernel:  the kernel the CPU test runs, `convergent_kernel` (instantiated for the element E) or a
+#            template with E in it, `coarsened_kernel<2, E>`; needed when a bug names the emulator
+#   blocks:  for a grid kernel, the blocks a launch of n elements in blocks of `block` threads needs,
+#            an expression of the header: `block_count(n, block)`
+#   launch:  the launcher the GPU tests call, `launch<E>` (input, n, result, block, scratch, stream,
+#            as in the chapters' registries); needed when a bug names a GPU detector but delayed_warps
+#   passes:  (08, 09) how the CPU test launches the kernel, as the launcher does: `two_passes`,
+#            kernel(input, n, out) over the grid and then one block over its results (ch08's
+#            launch_two_passes); `one_pass`, kernel(input, n, block_results, result, blocks_done),
+#            the last block finishing (09's fastest). With passes:, `kernel:` is a template with E,
+#            as written inside the header's namespace (`two_pass_kernel<Handoff::Store, E>`)
 #   shared:  with passes:, each launch's dynamic shared memory in bytes, an expression of the
 #            header's names, `block` and E (`warp_finish_slots(block) * sizeof(E)`); default 0
 # In a bug, besides find:, replace:, caught: and why:
-#   header:  another header of the solution (in the same namespace) that this bug edits
-#   launch:  another launcher, for a bug of a kernel the chapter's launch: does not run
-#   kernel:, passes:, shared:
-#            another kernel the CPU test runs, and how, for a bug of a kernel the chapter's do not name
-#   n:       the elements the GPU tests give it (default 1000); above 2^31 the input is made on the
-#            GPU (zero below element 2^31, 0x01010101 from there), so that a 32-bit index shows
+#   header:, launch:, kernel:, passes:, shared:   the bug's own, where it edits what the chapter's do not name
+#   n:       the elements the GPU tests give it (default 1000); past 2^31 the input is made on the GPU
+#            (zero below element 2^31, 0x01010101 from there), so that a 32-bit index shows
 #   block:   the threads a block (default 256)
 #
-# `find` is text of the solution header that must occur exactly once (so an edit of the solution
-# that moves it away stops the generator, instead of making a bug that is not the one described);
-# `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
-# pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
-# that must catch the bug (the tests check each one):
-#   emulator          the CPU emulator (emulator/emulator.hpp); `emulator:race`
-#                     or `emulator:race,wrong_value` also names the findings it must report
-#   delayed_warps     the single-block GPU test that holds back some warps' stores
-#   value             the GPU result is wrong (int, compared exactly) for the bug's n
-#   nondeterministic  two GPU runs on the same float input differ, bit for bit
-#   memcheck, racecheck, synccheck
-#                     compute-sanitizer's tool reports at least one error (racecheck: hazard)
-# and each GPU test checks the solution the same way: right, the same in every run, nothing
-# reported.
+# `find` is text of the header that must occur exactly once (an edit of the solution that moves it
+# stops the generator, rather than make a bug other than the one described); `replace` takes its
+# place (empty: deleted). A bug may have several pairs, applied in order; in both, `\n` stands for
+# a line break. `caught` names the detectors that must catch the bug, each a test that checks the
+# solution the same way (instructor/README.md); `emulator:race,wrong_value` names the findings too.
 #
-# For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed
-# to <namespace>_<bug>, so that every bug of a chapter can be compiled into one program beside the
-# solution; <out>/zoo_list.hpp includes the solution and them all, names the chapter and the kernel
-# for the shared zoo tests (instructor/zoo/zoo_*), and lists the bugs:
-#
-#   REDUCTION_ZOO_CHAPTER "chapter 04", REDUCTION_ZOO_TAG "[chapter04]"
-#   REDUCTION_ZOO_KERNEL(ns, E): ns::convergent_kernel<E>, the kernel of namespace ns for elements E
-#   REDUCTION_ZOO_SOLUTION(E): ch04::convergent_kernel<E>, the solution
-#   REDUCTION_ZOO_BLOCKS(ns, n, block): the blocks of a grid launch (with blocks:)
-#   REDUCTION_ZOO_BUG(<bug>, <namespace>_<bug>, "<caught>", "<why>")
-#   REDUCTION_ZOO_PREPARE(ns) before the headers of each namespace (the includer may define it:
-#     the grid chapters' emulator needs each namespace's `extern __shared__` memory defined)
-# (without passes:; with it, REDUCTION_ZOO_KERNEL and REDUCTION_ZOO_SOLUTION are left out) and,
-# where the includer defines REDUCTION_ZOO_PASSES (the CPU test of 08 and 09), for each bug that
-# names the emulator, in its namespace and in the solution's, the class template
-# ZooPasses_<bug><E> (kernel, kOnePass, shared_bytes(block)); REDUCTION_ZOO_PASSES_BUGS lists them
-# as REDUCTION_ZOO_PASSES_BUG(<bug>, <namespace>_<bug>, <namespace>, "<caught>").
-# A bug's header that includes another header of the solution (09's fastest.cuh includes
-# shuffle.cuh) gets that header's namespace, unrenamed, through `using namespace <namespace>;`,
-# so that its names are found from the renamed one.
-# and, where the includer defines REDUCTION_ZOO_LAUNCHERS (a CUDA source), in namespace zoo_launch
-# for each bug with a launch: the function templates solution_<bug><E> and bug_<bug><E>, which call
-# the solution's launcher and the bug's, and kN_<bug>, kBlock_<bug>; REDUCTION_ZOO_GPU_BUGS lists
-# them as REDUCTION_ZOO_GPU_BUG(<bug>, "<caught>");
-# and, where the includer defines REDUCTION_ZOO_KERNELS (a chapter program of 06 to 09 built with
-# -DREDUCTION_ZOO_KERNELS=ON, instructor/zoo/Zoo.cmake), the function template
-# zoo_kernels::append_to(registry), which appends to the chapter's registry (a vector of
-# reduction::Variant<reduction::MultiBlockLaunch<E>>) one kernel `zoo.<bug>` for each bug with a
-# launch: that a GPU detector catches (value, nondeterministic, memcheck, racecheck, synccheck; not
-# one the emulator alone catches, which on a GPU is undefined behaviour and may hang). Each is a
-# copy of the registry entry whose launcher is the bug's solution launcher (its depth, so the same
-# float tolerance, its determinism and smallest block), with the bug's launcher and zoo_of naming
-# that entry; a bug whose solution launcher is in no entry stops the program (std::logic_error).
+# Out: <OUT_DIR>/<bug>/<header>, the solution with the edits and its namespace renamed <namespace>_<bug>
+# (a header of the solution it includes is reached through `using namespace <namespace>;`), so that
+# every bug compiles into one program beside the solution; and <OUT_DIR>/zoo_list.hpp, which
+# includes them all, names the chapter and kernel for the zoo's tests (zoo_*.cpp, zoo_*.cu), and
+# lists the bugs: REDUCTION_ZOO_CHAPTER, REDUCTION_ZOO_TAG, REDUCTION_ZOO_KERNEL(ns, E),
+# REDUCTION_ZOO_SOLUTION(E) (not with passes:), REDUCTION_ZOO_BLOCKS(ns, n, block) (with blocks:),
+# REDUCTION_ZOO_BUGS of REDUCTION_ZOO_BUG(bug, namespace, "caught", "why"); REDUCTION_ZOO_PREPARE(ns)
+# before each namespace's headers, which the includer may define. Where the includer defines
+#   REDUCTION_ZOO_PASSES     per emulator bug with passes:, ZooPasses_<bug><E> (kernel, kOnePass,
+#                            shared_bytes) in its namespace and the solution's, in REDUCTION_ZOO_PASSES_BUGS
+#   REDUCTION_ZOO_LAUNCHERS  per bug with a launch:, zoo_launch::solution_<bug><E>, bug_<bug><E>,
+#                            kN_<bug> and kBlock_<bug>, in REDUCTION_ZOO_GPU_BUGS
+#   REDUCTION_ZOO_KERNELS    zoo_kernels::append_to(registry): a copy of the chapter's registry entry
+#                            for each bug a GPU detector catches, named zoo.<bug>, with the bug's
+#                            launcher (the emulator's alone may hang a GPU)
 cmake_minimum_required(VERSION 3.25)
 
 foreach(required SPEC SOLUTION_DIR OUT_DIR)
@@ -176,11 +143,9 @@ while(NOT rest STREQUAL "")
     set(_start_${bug} ${number})
     set(_caught_${bug} "")
     set(_why_${bug} "")
-    set(_header_${bug} "${header}")
-    set(_launch_${bug} "${launch}")
-    set(_kernel_${bug} "${kernel}")
-    set(_passes_${bug} "${passes}")
-    set(_shared_${bug} "${shared}")
+    foreach(key header launch kernel passes shared)  # the chapter's, unless the bug names its own
+      set(_${key}_${bug} "${${key}}")
+    endforeach()
     set(_n_${bug} 1000)
     set(_block_${bug} 256)
   elseif(bug STREQUAL "")

@@ -1,35 +1,24 @@
-# The bug zoo (instructor/zoo/GenerateZoo.cmake): a chapter's list, instructor/zoo/<chapter>.txt, lists wrong kernels, each the
-# solution with one edit; they are generated at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
+# The bug zoo (instructor/README.md): instructor/zoo/<chapter>.txt lists wrong kernels, each the
+# solution with one edit, which GenerateZoo.cmake makes at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
 # (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
 #
-# reduction_add_zoo(<kernel header> [GRID | PASSES]): in a chapter folder whose list instructor/zoo/<chapter>.txt exists,
-# the generated headers, and a test for each detector that the zoo list names, each also checking the
-# solution the same way:
-#   emulator          CPU test <chapter>.zoo_emulated: the CPU emulator (emulator.hpp) catches every
-#                     bug given to it, with the findings named; the single-block launch
-#                     (instructor/zoo/zoo_emulated.cpp), with GRID a grid launch
-#                     (zoo_grid_emulated.cpp beside it), or with PASSES the launches each bug's
-#                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09)
-#   delayed_warps     GPU test <chapter>.zoo_delayed_warps (instructor/zoo/zoo_delayed_warps.cu): with
-#                     some warps' stores held back, every such bug is wrong in every run
-#   value, nondeterministic
-#                     GPU test <chapter>.zoo.<bug>.<detector>, the chapter's zoo program
-#                     (instructor/zoo/zoo_gpu.cu) run directly
-#   memcheck, racecheck, synccheck
-#                     GPU test <chapter>.zoo.<bug>.<tool>, the zoo program under compute-sanitizer
-#                     (instructor/zoo/ZooSanitize.cmake)
-# Without a GPU the GPU tests are skipped, never passed.
-#
-# KERNEL_OPTION, for a chapter whose program has --kernel (06 to 09): in a build with
-# -DREDUCTION_ZOO_KERNELS=ON the program also takes, as zoo.<bug>, each bug that a GPU detector
-# catches (GenerateZoo.cmake: zoo_kernels::append_to), and the CPU test <chapter>.zoo_kernels.list
-# checks its --list (instructor/zoo/ExpectZooKernels.cmake). The chapters 03 to 05 have no --kernel.
-# WRONG_RUN "<args>" and RIGHT_RUN "<args>", besides: a zoo kernel that the program's own check must
-# fail with those arguments (exit status 1), and its solution, which must pass (0): GPU tests
-# <chapter>.zoo_kernels.wrong_run and .right_run, and .default_run, which must run none of the zoo's.
-# Given for one chapter, these tests run in every build: without REDUCTION_ZOO_KERNELS (and not in
-# exercise mode) on <chapter>_with_zoo, the chapter's program built as with it, one compile more.
+# reduction_add_zoo(<kernel header> [GRID | PASSES] [KERNEL_OPTION [WRONG_RUN <args> RIGHT_RUN <args>]]),
+# in a chapter folder whose list exists: a test per detector the list names (the README's table),
+# each also checking the solution. GRID and PASSES: how zoo_emulated.cpp launches the kernel.
+# KERNEL_OPTION (06 to 09, whose programs have --kernel): with -DREDUCTION_ZOO_KERNELS=ON the
+# program also takes as zoo.<bug> each bug a GPU detector catches, and <chapter>.zoo_kernels.list
+# checks its --list. WRONG_RUN and RIGHT_RUN: a zoo kernel that the program's own check must fail
+# (exit 1), and its solution, which must pass, as GPU tests; these run in every build, on
+# <chapter>_with_zoo (the program built as with REDUCTION_ZOO_KERNELS) where the option is off.
 set(_reduction_zoo_dir ${CMAKE_CURRENT_LIST_DIR})
+
+# _reduction_zoo_program(<target> <cpu|gpu> <source>...): a test program of the zoo of `chapter`
+# (reduction_add_zoo's), on the generated headers and the solution (also in exercise mode).
+function(_reduction_zoo_program target kind)
+  reduction_add_test_program(${target} ${kind} ${ARGN})
+  target_include_directories(${target} PRIVATE ${CMAKE_BINARY_DIR}/zoo/${chapter} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
+  add_dependencies(${target} ${chapter}_zoo)
+endfunction()
 
 function(reduction_add_zoo header)
   cmake_parse_arguments(ARG "GRID;PASSES;KERNEL_OPTION" "WRONG_RUN;RIGHT_RUN" "" ${ARGN})
@@ -38,6 +27,7 @@ function(reduction_add_zoo header)
   if(NOT EXISTS ${spec})
     return()
   endif()
+  _reduction_label(${chapter} label)
   set(generator ${_reduction_zoo_dir}/GenerateZoo.cmake)
   set(out_dir ${CMAKE_BINARY_DIR}/zoo/${chapter})
   file(GLOB solution_headers ${CMAKE_CURRENT_SOURCE_DIR}/solution/*.cuh)  # a bug may edit any of them
@@ -48,125 +38,86 @@ function(reduction_add_zoo header)
     COMMENT "Generating the bug zoo of ${chapter}"
     VERBATIM)
   add_custom_target(${chapter}_zoo DEPENDS ${out_dir}/zoo_list.hpp)
-  _reduction_label(${chapter} label)
 
-  # Which tests to add: each bug's name and detectors, read here (the generator checks the rest).
+  # Each bug's detectors, read here for the tests (the generator checks the rest).
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${spec})
   file(STRINGS ${spec} lines REGEX "^(bug|caught):")
-  set(bug "")
-  set(gpu_tests "")  # <bug>:<detector>
-  set(emulator FALSE)
-  set(delayed FALSE)
+  set(detectors "")  # <bug>:<detector>
   foreach(line IN LISTS lines)
     if(line MATCHES "^bug: *([a-z0-9_]+)")
       set(bug ${CMAKE_MATCH_1})
     elseif(line MATCHES "^caught: *(.*)$")
-      separate_arguments(detectors UNIX_COMMAND "${CMAKE_MATCH_1}")
-      foreach(detector IN LISTS detectors)
-        if(detector MATCHES "^emulator")
-          set(emulator TRUE)
-        elseif(detector STREQUAL "delayed_warps")
-          set(delayed TRUE)
-        else()
-          list(APPEND gpu_tests "${bug}:${detector}")
-        endif()
-      endforeach()
+      separate_arguments(caught UNIX_COMMAND "${CMAKE_MATCH_1}")
+      list(TRANSFORM caught PREPEND "${bug}:")
+      list(APPEND detectors ${caught})
     endif()
   endforeach()
+  set(gpu_tests ${detectors})  # those of the zoo program
+  list(FILTER gpu_tests EXCLUDE REGEX ":(emulator|delayed_warps)")
 
-  if(delayed)
-    set(target ${chapter}_zoo_tests)
-    reduction_add_gpu_executable(${target} ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
-    target_link_libraries(${target} PRIVATE reduction_test_gpu)
-    # The solution, also in exercise mode: the zoo tests the detectors against the right kernel.
-    target_include_directories(${target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
-    add_dependencies(${target} ${chapter}_zoo)
-    reduction_add_gpu_test(${chapter}.zoo_delayed_warps LABELS ${label} gpu zoo COMMAND ${target})
+  if("${detectors}" MATCHES ":delayed_warps")
+    _reduction_zoo_program(${chapter}_zoo_tests gpu ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
+    target_link_libraries(${chapter}_zoo_tests PRIVATE reduction_test_gpu)
+    reduction_add_gpu_test(${chapter}.zoo_delayed_warps LABELS ${label} gpu zoo COMMAND ${chapter}_zoo_tests)
   endif()
-
-  if(emulator)
-    set(cpu_target ${chapter}_zoo_cpu_tests)
-    if(ARG_PASSES)
-      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_passes_emulated.cpp)
-    elseif(ARG_GRID)
-      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_grid_emulated.cpp)
-    else()
-      add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_emulated.cpp)
-    endif()
-    target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu reduction_emulator)
-    target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
-    add_dependencies(${cpu_target} ${chapter}_zoo)
-    add_test(NAME ${chapter}.zoo_emulated COMMAND ${cpu_target})
+  if("${detectors}" MATCHES ":emulator")
+    _reduction_zoo_program(${chapter}_zoo_cpu_tests cpu ${_reduction_zoo_dir}/zoo_emulated.cpp)
+    target_link_libraries(${chapter}_zoo_cpu_tests PRIVATE reduction_test_cpu reduction_emulator)
+    target_compile_definitions(${chapter}_zoo_cpu_tests PRIVATE $<$<BOOL:${ARG_GRID}>:REDUCTION_ZOO_GRID>
+                                                                $<$<BOOL:${ARG_PASSES}>:REDUCTION_ZOO_PASSES>)
+    add_test(NAME ${chapter}.zoo_emulated COMMAND ${chapter}_zoo_cpu_tests)
     set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo" TIMEOUT 600)
-    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${cpu_target})  # built by cpu_tests (asan)
+    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${chapter}_zoo_cpu_tests)
   endif()
-
   if(ARG_KERNEL_OPTION)
-    _reduction_zoo_kernels(${chapter} ${label} "${gpu_tests}" "${ARG_WRONG_RUN}" "${ARG_RIGHT_RUN}")
+    _reduction_zoo_kernels("${gpu_tests}" "${ARG_WRONG_RUN}" "${ARG_RIGHT_RUN}")
   endif()
-
-  if(gpu_tests)
-    set(gpu_target ${chapter}_zoo_gpu)
-    reduction_add_gpu_executable(${gpu_target} ${_reduction_zoo_dir}/zoo_gpu.cu)
-    target_link_libraries(${gpu_target} PRIVATE reduction_gpu)
-    target_include_directories(${gpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
-    add_dependencies(${gpu_target} ${chapter}_zoo)
-    find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
-    foreach(entry IN LISTS gpu_tests)
-      string(REPLACE ":" ";" entry "${entry}")
-      list(GET entry 0 bug)
-      list(GET entry 1 detector)
-      set(name ${chapter}.zoo.${bug}.${detector})
-      if(detector MATCHES "^(value|nondeterministic)$")
-        # One at a time: the 32-bit-index bugs take 8 and 16 GiB of device memory each. A
-        # timeout, for a bug that would loop forever (none here should).
-        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo COMMAND ${gpu_target} --bug ${bug} --detector ${detector}
-                               PROPERTIES RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
-      else()
-        reduction_add_gpu_test(${name} LABELS ${label} gpu zoo sanitize
-          COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${gpu_target}> -DBUG=${bug} -DTOOL=${detector}
-                  "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}" "-DHINT=${CUDAToolkit_BIN_DIR}"
-                  -P ${_reduction_zoo_dir}/ZooSanitize.cmake
-          PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT 300)
-      endif()
-    endforeach()
+  if(NOT gpu_tests)
+    return()
   endif()
+  set(program ${chapter}_zoo_gpu)
+  _reduction_zoo_program(${program} gpu ${_reduction_zoo_dir}/zoo_gpu.cu)
+  target_link_libraries(${program} PRIVATE reduction_gpu)
+  foreach(entry IN LISTS gpu_tests)
+    string(REGEX MATCH "^(.*):(.*)$" entry "${entry}")
+    set(bug ${CMAKE_MATCH_1})
+    set(detector ${CMAKE_MATCH_2})
+    set(name ${chapter}.zoo.${bug}.${detector})
+    if(detector MATCHES "^(value|nondeterministic)$")
+      # One at a time: the 32-bit-index bugs take 8 and 16 GiB of device memory each.
+      reduction_add_gpu_test(${name} LABELS ${label} gpu zoo COMMAND ${program} --bug ${bug} --detector ${detector}
+                             PROPERTIES RESOURCE_LOCK reduction_zoo_gpu_memory TIMEOUT 120)
+    else()  # the bug must be caught, and the solution, which must run first, must be clean
+      set(run --bug|${bug}|--detector|run)
+      reduction_add_sanitize_test(${name} $<TARGET_FILE:${program}> "${run}|--solution" "caught:${run}@clean:${run}|--solution"
+                                  ${detector} LABELS ${label} gpu zoo sanitize TIMEOUT 300)
+    endif()
+  endforeach()
 endfunction()
 
-# The zoo's kernels in the chapter's program (reduction_add_zoo's KERNEL_OPTION): the program built
-# with REDUCTION_ZOO_KERNELS defined, the zoo on its include path, and its tests.
-function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
-  set(out_dir ${CMAKE_BINARY_DIR}/zoo/${chapter})
+# The zoo's kernels in the chapter's program (KERNEL_OPTION), and their tests; chapter and label
+# are reduction_add_zoo's.
+function(_reduction_zoo_kernels gpu_tests wrong_run right_run)
   if(REDUCTION_ZOO_KERNELS)
     set(program ${chapter})
   elseif(NOT wrong_run STREQUAL "" AND NOT REDUCTION_EXERCISES)
-    # The program as a REDUCTION_ZOO_KERNELS build makes it (add_reduction_chapter's PROGRAM is
-    # main.cu in the chapter's folder; the zoo needs the solution's headers, never the exercises').
     set(program ${chapter}_with_zoo)
     add_executable(${program} main.cu)
     target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/solution)
     target_link_libraries(${program} PRIVATE reduction_gpu)
-    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${program})  # built by cpu_tests (asan)
+    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${program})
   else()
     return()
   endif()
   target_compile_definitions(${program} PRIVATE REDUCTION_ZOO_KERNELS)
-  target_include_directories(${program} PRIVATE ${out_dir})
+  target_include_directories(${program} PRIVATE ${CMAKE_BINARY_DIR}/zoo/${chapter})
   add_dependencies(${program} ${chapter}_zoo)
 
-  # The bugs the program must offer: those a GPU detector catches (the emulator's alone are left out).
-  set(bugs "")
-  foreach(entry IN LISTS gpu_tests)
-    string(REGEX REPLACE ":.*" "" bug "${entry}")
-    if(NOT bug IN_LIST bugs)
-      list(APPEND bugs ${bug})
-    endif()
-  endforeach()
-  string(REPLACE ";" "|" bugs "${bugs}")
-  set(script ${_reduction_zoo_dir}/ExpectZooKernels.cmake)
-  add_test(NAME ${chapter}.zoo_kernels.list
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DBUGS=${bugs}" -P ${script})
-  set_tests_properties(${chapter}.zoo_kernels.list PROPERTIES LABELS "${label};cpu;zoo")
+  # The bugs the program must offer: those a GPU detector catches.
+  list(TRANSFORM gpu_tests REPLACE ":.*" "")
+  list(REMOVE_DUPLICATES gpu_tests)
+  reduction_add_program_test(${chapter}.zoo_kernels.list ${program} "--list|--json" 0 LIST ${chapter} ZOO_BUGS ${gpu_tests}
+                             LABELS "${label};cpu;zoo")
   if(wrong_run STREQUAL "")
     return()
   endif()
@@ -174,26 +125,18 @@ function(_reduction_zoo_kernels chapter label gpu_tests wrong_run right_run)
   add_test(NAME ${chapter}.zoo_kernels.default_run COMMAND ${program} --n 100003 --reps 3 --warmup 1 --json)
   set_tests_properties(${chapter}.zoo_kernels.default_run PROPERTIES LABELS "${label};gpu;zoo" SKIP_RETURN_CODE 77
                        FAIL_REGULAR_EXPRESSION "\"kernel\": *\"zoo[.];\"runs\": *\\[ *\\]")
-  foreach(run wrong right)
-    if(run STREQUAL "wrong")
-      set(status 1)  # kWrongResult (common/program.hpp): the program's own check failed
-      string(REPLACE " " "|" args "${wrong_run}")
-    else()
-      set(status 0)
-      string(REPLACE " " "|" args "${right_run}")
-    endif()
-    reduction_add_program_test(${chapter}.zoo_kernels.${run}_run ${program} "${args}|--json" ${status} JSON
-                               LABELS "${label};gpu;zoo")
-  endforeach()
+  # The wrong kernel fails the program's own check (exit status 1, kWrongResult); its solution passes.
+  string(REPLACE " " "|" wrong_run "${wrong_run}|--json")
+  string(REPLACE " " "|" right_run "${right_run}|--json")
+  reduction_add_program_test(${chapter}.zoo_kernels.wrong_run ${program} "${wrong_run}" 1 JSON LABELS "${label};gpu;zoo")
+  reduction_add_program_test(${chapter}.zoo_kernels.right_run ${program} "${right_run}" 0 JSON LABELS "${label};gpu;zoo")
 endfunction()
 
-# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on small bad specs (instructor/zoo/tests/*.txt,
-# each against chapter 08's solution), each of which must stop the generator with the message its
-# first line names (`# expect: <regular expression>`). The good specs are the chapters' own lists,
-# which every build generates.
+# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on bad lists (instructor/zoo/tests/*.txt,
+# against chapter 08's solution), each of which must stop it with the message its first line names
+# (`# expect: <regular expression>`); the good lists are the chapters', which every build generates.
 function(reduction_add_zoo_generator_tests)
-  set(tests_dir ${_reduction_zoo_dir}/tests)
-  file(GLOB specs CONFIGURE_DEPENDS ${tests_dir}/*.txt)
+  file(GLOB specs CONFIGURE_DEPENDS ${_reduction_zoo_dir}/tests/*.txt)
   foreach(spec IN LISTS specs)
     get_filename_component(name ${spec} NAME_WE)
     file(STRINGS ${spec} expect LIMIT_COUNT 1 REGEX "^# expect: ")
@@ -201,8 +144,7 @@ function(reduction_add_zoo_generator_tests)
     add_test(NAME zoo.generator.${name}
       COMMAND ${CMAKE_COMMAND} -DSPEC=${spec} -DSOLUTION_DIR=${PROJECT_SOURCE_DIR}/08_two_pass/solution
               -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${name} -P ${_reduction_zoo_dir}/GenerateZoo.cmake)
-    # The message must be there and the generator must stop: a match alone would pass a generator
-    # that printed it and went on, so "no bug zoo was written" is required too.
+    # And the generator must stop: a match alone would pass one that printed the message and went on.
     set_tests_properties(zoo.generator.${name} PROPERTIES LABELS "zoo;cpu"
       PASS_REGULAR_EXPRESSION "${expect}.*no bug zoo was written")
   endforeach()

@@ -1,9 +1,7 @@
-// GPU test of a single-block chapter's bug zoo (its list, instructor/zoo/<chapter>.txt; instructor/zoo/GenerateZoo.cmake makes the wrong
-// kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
-// file once per chapter): with some warps' stores held back (common/testing/delayed.cuh), each bug
-// that the zoo list gives to the delayed warps gives a wrong result in every one of 100 runs, and the
-// solution, held back the same way, a right one in every run. The sizes: the most one block takes
-// (2048 elements, 32 warps) and 1000 (16 warps).
+// GPU test of a single-block chapter's bug zoo (Zoo.cmake compiles it once per chapter, against the
+// chapter's generated zoo_list.hpp): with some warps' stores held back (common/testing/delayed.cuh),
+// each bug whose `caught:` names delayed_warps is wrong in every one of 100 runs, and the solution,
+// held back the same way, right in every run. n = 2048 (the most one block takes, 32 warps) and 1000.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,15 +42,10 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo: a missing barrier fails in every run on
       for (std::int32_t& x : inputs.back()) x = (x < 0 ? -x : x) + 1;
       sums.push_back(reduction::reference_sum(inputs.back().data(), n).value);
     }
-    // The second half of the warps late: warp 0, whose thread 0 writes the result, runs ahead of
-    // the warps whose stores the tree's first steps read. Two other choices failed on an H100:
-    // every odd warp late missed a bug whose only race is between warps w and w + 16, both late or
-    // both on time (chapter 05's barrier_after_add at n = 2048: 0 runs of 100 wrong), and every
-    // warp but warp 0 late let a missing barrier give the right sum in 1 or 2 runs of 100 (with
-    // waits of 10^5 and of 10^6 cycles). The choice below did too, once (05's barrier_after_add, 99
-    // of 100 on an H100): a stale read can find in shared memory the very value it should have
-    // read, left there by an earlier run on the same input. Every run now starts from shared memory
-    // filled with -1 (reduction::poison_shared_memory); the other two choices were not tried again.
+    // The second half of the warps late: warp 0, whose thread 0 writes the result, runs ahead of the
+    // warps whose stores the tree's first steps read (every odd warp late would miss a race between
+    // warps w and w + 16). Shared memory starts each run filled with -1 (poison_shared_memory), or a
+    // stale read could find the very value it should have read, left there by the run before.
     const std::uint32_t all = std::uint32_t((1ull << warps) - 1);
     for (const std::uint32_t late : {all & ~std::uint32_t((1ull << (warps / 2)) - 1)}) {
       INFO("n = " << n << ", late warps (bit w: warp w) 0x" << std::hex << late);

@@ -1,38 +1,170 @@
-// CPU test of a single-block chapter's bug zoo (its list, instructor/zoo/<chapter>.txt; instructor/zoo/GenerateZoo.cmake makes the wrong
-// kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
-// file once per chapter): every bug whose `caught:` line names the emulator is caught by the CPU
-// emulator (single_block/emulator.hpp), with the finding the zoo list names (emulator:<finding>), and
-// the solution has no finding. Run with -s, or ctest -V, to see what each bug's findings say. At
-// n = 1000: not a power of two, so the guards matter, and 16 warps.
+// CPU test of a chapter's bug zoo (Zoo.cmake compiles it once per chapter, against the chapter's
+// generated zoo_list.hpp): every bug whose `caught:` names the emulator is caught, with the findings
+// named there, and the solution, launched the same way, has none. -s shows the findings. The launch:
+//   one block (03-05)              n = 1000: not a power of two, so the guards matter, and 16 warps
+//   REDUCTION_ZOO_GRID (06, 07)    n = 1000 in blocks of 64 threads: not a multiple of a block's
+//                                  segment, so the guards matter, and a barrier between two warps
+//   REDUCTION_ZOO_PASSES (08, 09)  the launches each bug's `passes:` names, as the launcher makes
+//                                  them: n = 5003 in blocks of 256 threads on a GPU taken to hold 3
+//                                  blocks at once (the emulator has no occupancy to ask), so 3 blocks
+//                                  hand their results on; 8 warps a block; n no multiple of the
+//                                  grid's 768 threads
+#include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
+
+#if defined(REDUCTION_ZOO_GRID) || defined(REDUCTION_ZOO_PASSES)
+// Each namespace's `extern __shared__` memory, defined before its headers; the launchers, which
+// need the CUDA runtime, are left out. REDUCTION_ZOO_PASSES: each bug's ZooPasses_<bug>.
+#define REDUCTION_ZOO_PREPARE(ns) REDUCTION_EMULATOR_DYNAMIC_SHARED(ns)
+#define REDUCTION_EMULATOR
+#endif
 #include "zoo_list.hpp"  // the solution, the bugs, and the chapter's name and kernel
 
-namespace emu = reduction::emulator::testing;
-using reduction::emulator::Checked;
-using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>));
+namespace emu = reduction::emulator;
+using emu::Checked;
+using V = std::int32_t;                             // exact: any bug that changes the sum shows
+using SharedMemory = unsigned char (*)[48 * 1024];  // what REDUCTION_EMULATOR_DYNAMIC_SHARED defines
+
+namespace {
+
+// A bug's run: some findings, among them each kind its `caught:` names; printed for the instructor.
+template <typename Run>
+void check_caught(const char* bug, const std::string& detectors, const std::string& launch, const Run& run) {
+  INFO(REDUCTION_ZOO_CHAPTER << "'s bug " << bug << " (caught: " << detectors << "), on the CPU emulator: " << launch
+                             << "\n"
+                             << run.describe());
+  CHECK_FALSE(run.findings.empty());
+  for (const std::string& kind : emu::testing::expected_kinds(detectors)) {
+    bool found = false;
+    for (const auto& f : run.findings) found = found || kind == emu::kind_name(f.kind);
+    INFO("the finding the zoo list names: " << kind);
+    CHECK(found);
+  }
+  std::cout << REDUCTION_ZOO_CHAPTER << " zoo, " << bug << " at " << launch << ":\n";
+  for (const auto& f : run.findings)
+    std::cout << "  " << emu::kind_name(f.kind) << " (schedule " << f.schedule << "): " << f.message << "\n";
+}
+
+#if defined(REDUCTION_ZOO_PASSES)
+constexpr std::size_t kN = 5003;
+constexpr int kBlock = 256;
+constexpr int kResident = 3;
+
+using Launches = std::vector<emu::Pass<V>>;
+
+// The launches of `Passes` on `grid` blocks. two_passes, as ch08::launch_two_passes: one block
+// writing the result when the grid has one, else the grid's results in the scratch and one block
+// over them. one_pass, as 09's launch_fastest_grid: the last block to finish adds the results.
+template <typename Passes>
+Launches launches(int grid) {
+  const auto kernel = Passes::kernel;
+  const unsigned blocks = unsigned(grid), threads = unsigned(kBlock);
+  const std::size_t shared = Passes::shared_bytes(kBlock);
+  if constexpr (Passes::kOnePass) {
+    return {{blocks, threads, shared,
+             [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
+  } else {
+    if (grid == 1)
+      return {{1, threads, shared, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
+    return {{blocks, threads, shared, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials); }},
+            {1, threads, shared,
+             [kernel, grid](const emu::PassMemory<V>& m) { kernel(m.partials, std::size_t(grid), m.result); }}};
+  }
+}
+
+struct Bug {
+  const char* name;
+  std::string detectors;
+  Launches (*bug)(int grid);
+  Launches (*solution)(int grid);
+  SharedMemory bug_shared, solution_shared;  // each namespace's `extern __shared__` memory
+};
+#define REDUCTION_ZOO_PASSES_BUG(name, ns, solution_ns, detectors) \
+  Bug{#name,                                                       \
+      detectors,                                                   \
+      &launches<ns::ZooPasses_##name<Checked<V>>>,                 \
+      &launches<solution_ns::ZooPasses_##name<Checked<V>>>,        \
+      &ns::shared_bytes,                                           \
+      &solution_ns::shared_bytes},
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_PASSES_BUGS};
+#undef REDUCTION_ZOO_PASSES_BUG
+
+#elif defined(REDUCTION_ZOO_GRID)
+constexpr std::size_t kN = 1000;
+constexpr unsigned kThreads = 64;
+using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<V>));
+
+struct Bug {
+  const char* name;
+  std::string detectors;
+  Kernel kernel;
+  std::size_t blocks;
+  SharedMemory shared;
+};
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why)            \
+  Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<V>), \
+      std::size_t(REDUCTION_ZOO_BLOCKS(ns, kN, int(kThreads))), &ns::shared_bytes},
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
+#undef REDUCTION_ZOO_BUG
+
+#else
+constexpr std::size_t kN = 1000;
+using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<V>));
 
 struct Bug {
   const char* name;
   std::string detectors;
   Kernel kernel;
 };
-
-#define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<std::int32_t>)},
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<V>)},
 const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
 #undef REDUCTION_ZOO_BUG
+#endif
+
+}  // namespace
 
 TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should catch is caught",
           REDUCTION_ZOO_TAG "[zoo][emulator]") {
   const auto seed = reduction::testing::fresh_seed();
-  constexpr std::size_t n = 1000;
-  emu::check_solution<std::int32_t>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>), n, 1, seed);
+  [[maybe_unused]] const auto input = reduction::generate_input<V>(kN, seed);
+#if defined(REDUCTION_ZOO_PASSES)
+  const int grid = ch08::grid_for(kN, kBlock, kResident);
+  REQUIRE(grid == kResident);  // blocks that hand their results on: what these bugs get wrong
+  emu::PassesOptions options;
+  options.partials = std::size_t(grid);
+#elif !defined(REDUCTION_ZOO_GRID)
+  emu::testing::check_solution<V>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<V>), kN, 1, seed);
+#endif
   int caught = 0;
   for (const Bug& bug : kBugs) {
-    if (!emu::names_emulator(bug.detectors)) continue;
-    emu::check_bug_caught<std::int32_t>(REDUCTION_ZOO_CHAPTER, bug.name, bug.detectors, bug.kernel, n, seed);
+#if defined(REDUCTION_ZOO_PASSES)
+    // The solution first: findings there would make the bug's meaningless.
+    emu::testing::check_passes_solution<V>(
+        std::string(REDUCTION_ZOO_CHAPTER "'s solution (launched as for bug ") + bug.name + ")", bug.solution(grid), kN,
+        options, *bug.solution_shared, seed);
+    const Launches launched = bug.bug(grid);
+    check_caught(
+        bug.name, bug.detectors,
+        "n = " + std::to_string(kN) + ", " + emu::testing::launches_text(launched) + ", seed " + std::to_string(seed),
+        emu::emulate_passes(input, launched, options, *bug.bug_shared));
+#elif defined(REDUCTION_ZOO_GRID)
+    if (!emu::testing::names_emulator(bug.detectors)) continue;
+    // The solution on the same launch first (no bug of the zoo edits the block count).
+    emu::testing::check_grid_solution<V>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<V>), kN, bug.blocks,
+                                         kThreads, 0, *bug.shared, seed);
+    check_caught(bug.name, bug.detectors,
+                 "n = " + std::to_string(kN) + ", " + std::to_string(bug.blocks) + " blocks of " +
+                     std::to_string(kThreads) + " threads, seed " + std::to_string(seed),
+                 emu::emulate_grid(bug.kernel, input, unsigned(bug.blocks), kThreads, kThreads * sizeof(Checked<V>), 0,
+                                   *bug.shared));
+#else
+    if (!emu::testing::names_emulator(bug.detectors)) continue;
+    emu::testing::check_bug_caught<V>(REDUCTION_ZOO_CHAPTER, bug.name, bug.detectors, bug.kernel, kN, seed);
+#endif
     ++caught;
   }
   CHECK(caught > 0);  // a zoo that gives the emulator nothing to catch tests nothing

@@ -1,7 +1,7 @@
 // GPU test of a chapter's bug zoo for the detectors that need a GPU and a launcher: value,
-// nondeterministic, and the runs that compute-sanitizer watches (instructor/zoo/ZooSanitize.cmake). Compiled
-// once per chapter (instructor/zoo/Zoo.cmake) against the chapter's generated zoo_list.hpp, which gives each
-// bug with a launch: its launcher, the solution's, and the n and block it is run at.
+// nondeterministic, and the runs that compute-sanitizer watches (cmake/Sanitize.cmake). Zoo.cmake
+// compiles it once per chapter, against the chapter's generated zoo_list.hpp, which gives each bug
+// with a launch: its launcher, the solution's, and the n and block it is run at.
 //
 //   <chapter>_zoo_gpu --bug NAME --detector value             the bug's int sum is wrong, the solution's right
 //   <chapter>_zoo_gpu --bug NAME --detector nondeterministic  the bug's float sum changes between runs,
@@ -9,22 +9,20 @@
 //   <chapter>_zoo_gpu --bug NAME --detector run [--solution]  one run of the bug (or of the solution),
 //                                                             for compute-sanitizer; its sum is printed,
 //                                                             not checked (a race may change it)
-//   <chapter>_zoo_gpu --list                                  the bugs and their detectors
 //
 // Exit status: 0 the detector fired for the bug and not for the solution (run: the runs finished),
 // 1 it did not, 2 a bad option, 3 a CUDA error, 77 no usable GPU or not enough device memory
 // (ctest reports a skip).
 //
-// Input: for n up to 2^31, random positive ints (1 to 101, so that whatever a bug leaves out changes
-// the sum) or random floats, made on the host. Past 2^31, a 32-bit index is what is tested, and an
-// input that large is made on the GPU with two memsets: zero below element 2^31, every byte 0x01
-// from there (0x01010101, odd: a sum that leaves out some of those elements, or counts the zeros
-// instead, differs modulo 2^32). Its int sum is known without reading it.
+// Input: up to 2^31 elements, random positive ints (so that whatever a bug leaves out changes the
+// sum) or floats; past 2^31, where a 32-bit index is tested, zero below element 2^31 and 0x01010101
+// (odd) from there, made on the GPU, whose int sum is known without reading it.
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,21 +88,15 @@ reduction::DeviceBuffer<std::int32_t> int_input(std::size_t n, std::int32_t& sum
   return input;
 }
 
-std::uint32_t bits_of(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
-
 // The same float input kRuns times: how many distinct results, bit for bit.
 std::size_t distinct_results(Launcher<float> launch, const reduction::DeviceBuffer<float>& input, std::size_t n,
                              int block) {
-  std::vector<std::uint32_t> seen;
+  std::set<std::uint32_t> seen;
   for (int run = 0; run < kRuns; ++run) {
-    const std::uint32_t bits = bits_of(run_once(launch, input, n, block));
-    bool known = false;
-    for (std::uint32_t b : seen) known = known || b == bits;
-    if (!known) seen.push_back(bits);
+    const float result = run_once(launch, input, n, block);
+    std::uint32_t bits;
+    std::memcpy(&bits, &result, sizeof bits);
+    seen.insert(bits);
   }
   return seen.size();
 }
@@ -143,8 +135,7 @@ int check(const GpuBug& bug, const std::string& detector, bool solution_only) {
 }
 
 int usage(const std::string& why) {
-  std::cerr << "error: " << why
-            << " (usage: --bug NAME --detector value|nondeterministic|run [--solution], or --list)\n";
+  std::cerr << "error: " << why << " (usage: --bug NAME --detector value|nondeterministic|run [--solution])\n";
   return 2;
 }
 
@@ -152,21 +143,15 @@ int usage(const std::string& why) {
 
 int main(int argc, char** argv) {
   std::string name, detector;
-  bool solution_only = false, list = false;
+  bool solution_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if ((arg == "--bug" || arg == "--detector") && i + 1 < argc)
       (arg == "--bug" ? name : detector) = argv[++i];
     else if (arg == "--solution")
       solution_only = true;
-    else if (arg == "--list")
-      list = true;
     else
       return usage("unknown argument " + arg);
-  }
-  if (list) {
-    for (const GpuBug& bug : kGpuBugs) std::cout << bug.name << ": " << bug.detectors << "\n";
-    return 0;
   }
   if (detector != "value" && detector != "nondeterministic" && detector != "run")
     return usage("--detector must be value, nondeterministic or run");
