@@ -270,10 +270,11 @@ template <typename T> long double tolerance(const Reference<T>& ref, std::size_t
   return gamma_bound<T>(depth) * ref.magnitude + ref.error + ref.underflow;
 }
 
-// True if `result` agrees with the reference: bit for bit where the reference is exact, within
-// `tol` otherwise. NaN never agrees.
+// True if `result` agrees with the reference: where the reference is exact (integers, min and
+// max), the same value and sign (-0 is not +0), or NaN for NaN; within `tol` otherwise, NaN never.
 template <typename T> bool matches(T result, const Reference<T>& ref, long double tol) {
-  if (ref.exact) return result == ref.value;
+  if (ref.exact && std::isnan(ref.precise)) return std::isnan(static_cast<long double>(result));
+  if (ref.exact) return result == ref.value && std::signbit(result) == std::signbit(ref.value);
   if (std::isnan(result) || std::isnan(ref.precise)) return false;
   return std::fabs(static_cast<long double>(result) - ref.precise) <= tol;
 }
