@@ -51,23 +51,34 @@ Passes<V> two_passes(Kernel<V> kernel, int block, int grid, std::size_t shared_b
            [kernel, grid](const emu::PassMemory<V>& m) { kernel(m.partials, std::size_t(grid), m.result); }}};
 }
 
-// A kernel of the two-pass shape at every size: within `depth(n, grid)` additions, and the same bits in
-// every schedule (each addition's place is fixed by the code). False at the first size that fails.
-template <typename V, typename Depth>
-bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
-                      std::uint64_t seed) {
+// Sums at every size of kSizes through the launches `build(n, options)` makes (none: the size is
+// skipped), within the depth it sets, and the same bits in every schedule (each addition's place
+// is fixed by the code). False at the first size that fails.
+template <typename V, typename Build>
+bool check_sizes(const std::string& name, Build build, std::size_t misalignment, std::uint64_t seed) {
   for (std::size_t n : kSizes) {
-    const int grid = ch08::grid_for(n, block, kResident);
     emu::PassesOptions options;
-    options.partials = std::size_t(grid);
-    options.depth = depth(n, grid);
     options.same_bits = true;
-    if (!emu::testing::check_passes_solution<V>(name + " (block " + std::to_string(block) + ")",
-                                                two_passes<V>(kernel, block, grid, shared_bytes), n, options,
-                                                ch09::shared_bytes, seed + n))
+    options.misalignment = misalignment;
+    const Passes<V> passes = build(n, options);
+    if (!passes.empty() &&
+        !emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n))
       return false;
   }
   return true;
+}
+
+// A kernel of the two-pass shape, within `depth(n, grid)` additions.
+template <typename V, typename Depth>
+bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
+                      std::uint64_t seed) {
+  const auto build = [&](std::size_t n, emu::PassesOptions& options) {
+    const int grid = ch08::grid_for(n, block, kResident);
+    options.partials = std::size_t(grid);
+    options.depth = depth(n, grid);
+    return two_passes<V>(kernel, block, grid, shared_bytes);
+  };
+  return check_sizes<V>(name + " (block " + std::to_string(block) + ")", build, 0, seed);
 }
 
 template <int kBlock, typename V>
@@ -104,14 +115,10 @@ bool check_fastest_grid(int block, std::size_t misalignment, std::uint64_t seed)
   const std::string name = std::string("chapter 09's fastest_kernel (") + (kWide ? "16-byte loads" : "element loads") +
                            ", " + std::to_string(kLoads) + " in flight, " + (kOnePass ? "one pass" : "two passes") +
                            (kChunked ? ", chunked" : ", grid-stride") + ", block " + std::to_string(block) + ")";
-  for (std::size_t n : kSizes) {
-    emu::PassesOptions options;
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    const auto passes = fastest_grid_passes<Sum, V, kWide, kLoads, kOnePass, kChunked>(n, block, options);
-    if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
-  }
-  return true;
+  const auto build = [block](std::size_t n, emu::PassesOptions& options) {
+    return fastest_grid_passes<Sum, V, kWide, kLoads, kOnePass, kChunked>(n, block, options);
+  };
+  return check_sizes<V>(name, build, misalignment, seed);
 }
 
 // fastest's single-block path, its block from single_block_threads and its kernel from the
@@ -130,18 +137,7 @@ Passes<V> single_block_passes(std::size_t n, emu::PassesOptions& options) {
 
 template <typename V>
 bool check_single_block(std::size_t misalignment, std::uint64_t seed) {
-  for (std::size_t n : kSizes) {
-    emu::PassesOptions options;
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    const auto passes = single_block_passes<Sum, V>(n, options);
-    if (!passes.empty() &&
-        !emu::testing::check_passes_solution<V>("chapter 09's single_block_kernel (" +
-                                                    std::to_string(passes[0].threads) + " threads)",
-                                                passes, n, options, ch09::shared_bytes, seed + n))
-      return false;
-  }
-  return true;
+  return check_sizes<V>("chapter 09's single_block_kernel", &single_block_passes<Sum, V>, misalignment, seed);
 }
 
 }  // namespace
@@ -208,16 +204,12 @@ Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
 
 template <typename V, int kRounds>
 bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed) {
-  const std::string name = "chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
-                           ", tiles of " + std::to_string(kRounds) + " rounds)";
-  for (std::size_t n : kSizes) {
-    emu::PassesOptions options;
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    const auto passes = tile_passes<Sum, V, kRounds>(n, block, options);
-    if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
-  }
-  return true;
+  const auto build = [block](std::size_t n, emu::PassesOptions& options) {
+    return tile_passes<Sum, V, kRounds>(n, block, options);
+  };
+  return check_sizes<V>("chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
+                            ", tiles of " + std::to_string(kRounds) + " rounds)",
+                        build, misalignment, seed);
 }
 
 TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the single-block path", "[chapter09][emulator]",
