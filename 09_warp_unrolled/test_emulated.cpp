@@ -1,16 +1,10 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
-// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher
-// makes (two launches through ch08::launch_two_passes, or fastest's one), one fiber per thread, the
-// lanes of a warp in adversarial orders between warp barriers, the blocks one after another in both
-// orders. Each must give the sum with no race (within a warp, a block, or between blocks), no
-// access out of bounds, no read of unwritten memory, and every barrier and warp collective reached
-// by every thread it names. warp_volatile is the chapter's cautionary example: its warp finish
-// counts on the lanes of a warp running in lock-step, which no GPU since Volta promises, so the
-// emulator must find its race.
-//
-// Sums, and max and min on inputs with NaN, -0 and infinities. fastest's warp_total takes its
-// shuffle path here: its sm_80 warp reductions sit behind `#if __CUDA_ARCH__ >= 800`, which a host
-// compile never enters.
+// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, one fiber per
+// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, and max and min
+// of NaN, -0 and infinities, with no race, no access out of bounds, no read of unwritten memory, every
+// barrier and warp collective reached. warp_volatile, the cautionary example, counts on lock-step
+// warps, which no GPU since Volta promises: the emulator must find its race. fastest's warp_total takes
+// its shuffle path here (its sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
 #include <utility>
 
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
@@ -51,9 +45,8 @@ Passes<V> two_passes(Kernel<V> kernel, int block, int grid, std::size_t shared_b
            [kernel, grid](const emu::PassMemory<V>& m) { kernel(m.partials, std::size_t(grid), m.result); }}};
 }
 
-// Sums at every size of kSizes through the launches `build(n, options)` makes (none: the size is
-// skipped), within the depth it sets, and the same bits in every schedule (each addition's place
-// is fixed by the code). False at the first size that fails.
+// Sums at each of kSizes through the launches `build(n, options)` makes (none: skipped), within the
+// depth it sets, the same bits in every schedule. False at the first size that fails.
 template <typename V, typename Build>
 bool check_sizes(const std::string& name, Build build, std::size_t misalignment, std::uint64_t seed) {
   for (std::size_t n : kSizes) {
@@ -181,10 +174,10 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
     check_unrolled<1024, TestType>(seed);
 }
 
-// fastest's tile path as launch_fastest_tiles launches it for max and min: one block per tile of
-// kRounds rounds of loads (tile_kernel), each storing its result, then fold_kernel, one block of
-// fold_threads. (Run here on sums too. A sum on the GPU hands each tile's total to the words instead, with atomics on plain memory, which the emulator does not
-// model: test_warp_unrolled.cu checks that path on the GPU, and test_exact_sum.cpp its arithmetic.)
+// fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, a block per
+// tile of kRounds rounds of loads, then fold_kernel, one block of fold_threads. (Sums too, here; on the
+// GPU a sum's tiles hand their totals to the words with atomics the emulator does not model:
+// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic.)
 template <typename Op, typename V, int kRounds>
 Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
   using T = Checked<V>;
@@ -241,10 +234,9 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
   }
 }
 
-// Max and min by shuffle and every path of fastest, on inputs with a NaN first, in the middle, last
-// or everywhere, -0 beside +0, infinities (testing::special_inputs): the operator's rule gives the
-// same answer, bits included, in every order of the threads and blocks. An operator that let a
-// NaN's place decide (a < b ? b : a) fails at one place or another.
+// Max and min by shuffle and each path of fastest on testing::special_inputs: the rule's answer, bits
+// included, in every order of the threads and blocks. An operator that let a NaN's place decide
+// (a < b ? b : a) fails at one place or another.
 template <typename Op, typename V>
 void check_special(const std::string& kernel, const Passes<V>& passes, emu::PassesOptions options,
                    const reduction::testing::SpecialInput<V>& input) {

@@ -12,13 +12,7 @@
 // where u is the unit roundoff (half the machine epsilon). A sequential loop has depth n - 1, a
 // balanced tree ceil(log2 n); each chapter states the depth of its own summation order, and its
 // tests use the bound as their tolerance. min and max round nothing: they are compared exactly.
-//
-// A float or double sum whose partial sums may overflow the type, or a product that does, is
-// refused with InputError (exit status 2): no result computed in the type could be checked.
-//
-// Products (only chapter 01 multiplies, left to right) have a bound of their own, which also
-// covers gradual underflow: see reference_product. A product whose partial products overflow the
-// type on the way is reported `unchecked`, with the reason (Reference::overflowing_partial).
+// Products have a bound of their own (reference_product).
 #pragma once
 
 #include <algorithm>

@@ -263,8 +263,8 @@ inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& 
 //  - the copy constructor loads its source: reduction::Sum takes its operands by value, so
 //    `add(data[i], data[j])` loads data[i] and data[j];
 //  - the copy assignment loads its source and stores its target: `data[i] = ...`;
-//  - the addition adds the values (Sum's wrap-around for integers), one level deeper than its
-//    deeper operand.
+//  - the addition adds the values (Sum's wrap-around for integers), max and min take Max's and Min's
+//    (maximum, minimum below), one level deeper than the deeper operand.
 // A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
 // ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
 // (a block-scope thread_local array under the shim) needs no constructor call.
@@ -308,7 +308,6 @@ struct Checked {
   friend Checked operator+(Checked a, Checked b) {
     return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
   }
-  // Max and Min (common/ops.hpp) call these: the operators' own rule on the values, a level deeper.
   friend Checked maximum(Checked a, Checked b) { return Checked(Max{}(a.value, b.value), std::max(a.level, b.level) + 1); }
   friend Checked minimum(Checked a, Checked b) { return Checked(Min{}(a.value, b.value), std::max(a.level, b.level) + 1); }
   Checked& operator+=(const Checked& other) { return *this = *this + other; }
