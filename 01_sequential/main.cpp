@@ -1,6 +1,7 @@
 // Chapter 01 program: times the sequential reduction on the CPU, the baseline of the tutorial.
 //   01_sequential [--op sum|product|min|max] [--type int|float|double] [--n N] [--input FILE] [--json]
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
   std::string op_text = "sum";
   CommandLine cli(info, options);
   cli.add_option("--op", op_text, "operator", {"sum", "product", "min", "max"});
+  cli.add_check([&]() -> std::optional<std::string> {  // a file's NaN and +-inf: max and min take them
+    options.finite_input = op_text == "sum" || op_text == "product";
+    return std::nullopt;
+  });
   if (auto status = cli.parse(argc, argv)) return *status;
   const OpKind op_kind = *parse_op(op_text);
   // Products of many random values overflow or vanish; feed them values close to 1.

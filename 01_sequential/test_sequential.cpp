@@ -37,6 +37,29 @@ TEMPLATE_TEST_CASE("each identity leaves every value unchanged", "[chapter01]", 
   }
 }
 
+// max and min of floats (common/ops.hpp): the same in either order of the operands, NaN with a NaN;
+// and in the loop, wherever a NaN, a zero or an infinity sits (testing::special_inputs).
+TEMPLATE_TEST_CASE("max and min: NaN wherever it is, -0 below +0, infinities as values", "[chapter01]", float, double) {
+  using T = TestType;
+  using testing::same_value;
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  for (const T a : {nan, -inf, T(-1), -T(0), T(0), T(1), inf})
+    for (const T b : {nan, -inf, T(-1), -T(0), T(0), T(1), inf}) {
+      INFO(a << " and " << b);
+      CHECK(same_value(Max{}(a, b), Max{}(b, a)));
+      CHECK(same_value(Min{}(a, b), Min{}(b, a)));
+      CHECK(std::isnan(Max{}(a, b)) == (std::isnan(a) || std::isnan(b)));
+    }
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  for (const std::size_t n : {3, 4, 1000})
+    for (const auto& c : testing::special_inputs<T>(n, seed)) {
+      INFO(c.what);
+      CHECK(same_value(sequential_reduce<Max>(c.x.data(), n), c.max));
+      CHECK(same_value(sequential_reduce<Min>(c.x.data(), n), c.min));
+    }
+}
+
 TEST_CASE("the five-value example sums to 34.6", "[chapter01]") {
   const std::vector<float> x = {7.0f, 2.1f, 5.3f, 9.0f, 11.2f};
   const float sum = sequential_reduce<Sum>(x.data(), x.size());

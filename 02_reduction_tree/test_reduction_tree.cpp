@@ -69,6 +69,18 @@ TEMPLATE_TEST_CASE("tree and loop agree: integers exactly, floats within their b
   CHECK_MATCHES(ch01::sequential_reduce<Sum>(x.data(), n), ref, tolerance(ref, n - 1));
 }
 
+// The tree pairs the elements in another order than the loop: the same max and min all the same.
+TEMPLATE_TEST_CASE("the tree's max and min: NaN wherever it is, -0 below +0, infinities", "[chapter02]", float, double) {
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  for (const std::size_t n : {3, 5, 1000})
+    for (const auto& c : testing::special_inputs<TestType>(n, seed)) {
+      INFO(c.what);
+      CHECK(testing::same_value(ch02::tree_reduce<Max>(c.x), c.max));
+      CHECK(testing::same_value(ch02::tree_reduce<Min>(c.x), c.min));
+    }
+}
+
 TEST_CASE("at tens of millions of floats the tree is far more accurate than the loop", "[chapter02]") {
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);

@@ -228,6 +228,7 @@ int main(int argc, char** argv) {
     return std::nullopt;
   });
   cli.add_check([&]() -> std::optional<std::string> {
+    options.finite_input = op_text == "sum";  // a file's NaN and +-inf: max and min take them
     std::vector<std::string> offered;  // the kernels that take max and min
     for (const auto& v : ch09::variants<Max, int>()) offered.push_back(v.name);
     if (op_text == "sum" || std::any_of(options.kernels.begin(), options.kernels.end(),

@@ -1,16 +1,10 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
-// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher
-// makes (two launches through ch08::launch_two_passes, or fastest's one), one fiber per thread, the
-// lanes of a warp in adversarial orders between warp barriers, the blocks one after another in both
-// orders. Each must give the sum with no race (within a warp, a block, or between blocks), no
-// access out of bounds, no read of unwritten memory, and every barrier and warp collective reached
-// by every thread it names. warp_volatile is the chapter's cautionary example: its warp finish
-// counts on the lanes of a warp running in lock-step, which no GPU since Volta promises, so the
-// emulator must find its race.
-//
-// Only the sum: Checked<V>, the emulator's element, adds and nothing else. fastest's warp_total
-// takes its shuffle path here: its sm_80 warp reductions sit behind `#if __CUDA_ARCH__ >= 800`,
-// which a host compile never enters.
+// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, one fiber per
+// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, and max and min
+// of NaN, -0 and infinities, with no race, no access out of bounds, no read of unwritten memory, every
+// barrier and warp collective reached. warp_volatile, the cautionary example, counts on lock-step
+// warps, which no GPU since Volta promises: the emulator must find its race. fastest's warp_total takes
+// its shuffle path here (its sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
 #include <utility>
 
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
@@ -51,23 +45,33 @@ Passes<V> two_passes(Kernel<V> kernel, int block, int grid, std::size_t shared_b
            [kernel, grid](const emu::PassMemory<V>& m) { kernel(m.partials, std::size_t(grid), m.result); }}};
 }
 
-// A kernel of the two-pass shape at every size: within `depth(n, grid)` additions, and the same bits in
-// every schedule (each addition's place is fixed by the code). False at the first size that fails.
-template <typename V, typename Depth>
-bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
-                      std::uint64_t seed) {
+// Sums at each of kSizes through the launches `build(n, options)` makes (none: skipped), within the
+// depth it sets, the same bits in every schedule. False at the first size that fails.
+template <typename V, typename Build>
+bool check_sizes(const std::string& name, Build build, std::size_t misalignment, std::uint64_t seed) {
   for (std::size_t n : kSizes) {
-    const int grid = ch08::grid_for(n, block, kResident);
     emu::PassesOptions options;
-    options.partials = std::size_t(grid);
-    options.depth = depth(n, grid);
     options.same_bits = true;
-    if (!emu::testing::check_passes_solution<V>(name + " (block " + std::to_string(block) + ")",
-                                                two_passes<V>(kernel, block, grid, shared_bytes), n, options,
-                                                ch09::shared_bytes, seed + n))
+    options.misalignment = misalignment;
+    const Passes<V> passes = build(n, options);
+    if (!passes.empty() &&
+        !emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n))
       return false;
   }
   return true;
+}
+
+// A kernel of the two-pass shape, within `depth(n, grid)` additions.
+template <typename V, typename Depth>
+bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
+                      std::uint64_t seed) {
+  const auto build = [&](std::size_t n, emu::PassesOptions& options) {
+    const int grid = ch08::grid_for(n, block, kResident);
+    options.partials = std::size_t(grid);
+    options.depth = depth(n, grid);
+    return two_passes<V>(kernel, block, grid, shared_bytes);
+  };
+  return check_sizes<V>(name + " (block " + std::to_string(block) + ")", build, 0, seed);
 }
 
 template <int kBlock, typename V>
@@ -78,65 +82,55 @@ bool check_unrolled(std::uint64_t seed) {
       seed);
 }
 
-// fastest's grid path with the knobs of one configuration, as launch_fastest_grid launches it.
+// fastest's grid path with the knobs of one configuration, as launch_fastest_grid launches it on a
+// GPU of kResident blocks: its launches for n, their partials and depth set in `options`.
+template <typename Op, typename V, bool kWide, int kLoads, bool kOnePass, bool kChunked>
+Passes<V> fastest_grid_passes(std::size_t n, int block, emu::PassesOptions& options) {
+  using T = Checked<V>;
+  const auto kernel = &ch09::fastest_kernel<Op, T, kWide, kLoads, kOnePass, kChunked>;
+  const int grid = ch08::grid_for(n, std::size_t(block) * kLoads * ch09::Lanes<T, kWide>::count, kResident);
+  const unsigned blocks = unsigned(grid), threads = unsigned(block);
+  options.partials = std::size_t(grid);
+  options.depth = ch09::grid_path_depth<T, kWide>(n, block, grid);
+  if (kOnePass)
+    return {{blocks, threads, 0,
+             [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
+  if (grid == 1)
+    return {{1, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result, nullptr, nullptr); }}};
+  return {{blocks, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
+          {1, threads, 0, [kernel, grid](const emu::PassMemory<V>& m) {
+             kernel(m.partials, std::size_t(grid), m.result, nullptr, nullptr);
+           }}};
+}
+
 template <typename V, bool kWide, int kLoads, bool kOnePass, bool kChunked>
 bool check_fastest_grid(int block, std::size_t misalignment, std::uint64_t seed) {
-  using T = Checked<V>;
   const std::string name = std::string("chapter 09's fastest_kernel (") + (kWide ? "16-byte loads" : "element loads") +
                            ", " + std::to_string(kLoads) + " in flight, " + (kOnePass ? "one pass" : "two passes") +
                            (kChunked ? ", chunked" : ", grid-stride") + ", block " + std::to_string(block) + ")";
-  const auto kernel = &ch09::fastest_kernel<Sum, T, kWide, kLoads, kOnePass, kChunked>;
-  for (std::size_t n : kSizes) {
-    // fastest_grid's grid, on a device of kResident blocks.
-    const std::size_t per_block = std::size_t(block) * kLoads * ch09::Lanes<T, kWide>::count;
-    const int grid = ch08::grid_for(n, per_block, kResident);
-    const unsigned blocks = unsigned(grid), threads = unsigned(block);
-    emu::PassesOptions options;
-    options.partials = std::size_t(grid);
-    options.depth = ch09::grid_path_depth<T, kWide>(n, block, grid);
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    Passes<V> passes;
-    if (kOnePass)
-      passes = {{blocks, threads, 0,
-                 [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
-    else if (grid == 1)
-      passes = {
-          {1, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result, nullptr, nullptr); }}};
-    else
-      passes = {{blocks, threads, 0,
-                 [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
-                {1, threads, 0, [kernel, grid](const emu::PassMemory<V>& m) {
-                   kernel(m.partials, std::size_t(grid), m.result, nullptr, nullptr);
-                 }}};
-    if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
-  }
-  return true;
+  const auto build = [block](std::size_t n, emu::PassesOptions& options) {
+    return fastest_grid_passes<Sum, V, kWide, kLoads, kOnePass, kChunked>(n, block, options);
+  };
+  return check_sizes<V>(name, build, misalignment, seed);
 }
 
 // fastest's single-block path, its block from single_block_threads and its kernel from the
-// header's own table, as launch_single_block picks them.
-template <typename V>
-bool check_single_block(std::size_t misalignment, std::uint64_t seed) {
+// header's own table, as launch_single_block picks them; no launch where n takes the grid path.
+template <typename Op, typename V>
+Passes<V> single_block_passes(std::size_t n, emu::PassesOptions& options) {
   using T = Checked<V>;
   static constexpr auto table =
-      ch09::single_block_kernels<Sum, T>(std::make_integer_sequence<int, ch09::kSingleBlockSizes>{});
-  for (std::size_t n : kSizes) {
-    const int threads = ch09::single_block_threads<T>(n);
-    if (threads == 0) continue;  // more than one block's round of loads: fastest takes its grid path
-    const auto kernel = table[ch09::single_block_index(threads)];
-    emu::PassesOptions options;
-    options.depth = ch09::single_block_depth<T>();
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    const Passes<V> passes = {
-        {1, unsigned(threads), 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
-    if (!emu::testing::check_passes_solution<V>(
-            "chapter 09's single_block_kernel (" + std::to_string(threads) + " threads)", passes, n, options,
-            ch09::shared_bytes, seed + n))
-      return false;
-  }
-  return true;
+      ch09::single_block_kernels<Op, T>(std::make_integer_sequence<int, ch09::kSingleBlockSizes>{});
+  const int threads = ch09::single_block_threads<T>(n);
+  if (threads == 0) return {};
+  const auto kernel = table[ch09::single_block_index(threads)];
+  options.depth = ch09::single_block_depth<T>();
+  return {{1, unsigned(threads), 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
+}
+
+template <typename V>
+bool check_single_block(std::size_t misalignment, std::uint64_t seed) {
+  return check_sizes<V>("chapter 09's single_block_kernel", &single_block_passes<Sum, V>, misalignment, seed);
 }
 
 }  // namespace
@@ -180,38 +174,35 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
     check_unrolled<1024, TestType>(seed);
 }
 
-// Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
-// before the first 16-byte vector).
-// fastest's tile path as launch_fastest_tiles launches it for max and min: one block per tile of
-// kRounds rounds of loads (tile_kernel), each storing its result, then fold_kernel, one block of
-// fold_threads. (Run here on sums, whose totals the emulator checks. A sum on the GPU hands each
-// tile's total to the words instead, with atomics on plain memory, which the emulator does not
-// model: test_warp_unrolled.cu checks that path on the GPU, and test_exact_sum.cpp its arithmetic.)
-template <typename V, int kRounds>
-bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed) {
+// fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, a block per
+// tile of kRounds rounds of loads, then fold_kernel, one block of fold_threads. (Sums too, here; on the
+// GPU a sum's tiles hand their totals to the words with atomics the emulator does not model:
+// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic.)
+template <typename Op, typename V, int kRounds>
+Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
   using T = Checked<V>;
   using C = ch09::FastestChoice;
-  const std::string name = "chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
-                           ", tiles of " + std::to_string(kRounds) + " rounds)";
-  const auto kernel = &ch09::tile_kernel<Sum, T, C::kLoadsInFlight, kRounds, false>;
-  const auto fold = &ch09::fold_kernel<Sum, T>;
-  for (std::size_t n : kSizes) {
-    const std::size_t tile = std::size_t(kRounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
-    const std::size_t grid = std::max<std::size_t>(1, (n + tile - 1) / tile);
-    const int fold_block = ch09::fold_threads<T>(unsigned(grid), block);
-    emu::PassesOptions options;
-    options.partials = grid;
-    options.depth = ch09::grid_path_depth<T, C::kWide>(n, block, int(grid), fold_block);
-    options.same_bits = true;
-    options.misalignment = misalignment;
-    Passes<V> passes = {{unsigned(grid), unsigned(block), 0,
-                         [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr); }},
-                        {1, unsigned(fold_block), 0, [fold, grid](const emu::PassMemory<V>& m) {
-                           fold(m.partials, unsigned(grid), m.result);
-                         }}};
-    if (!emu::testing::check_passes_solution<V>(name, passes, n, options, ch09::shared_bytes, seed + n)) return false;
-  }
-  return true;
+  const auto kernel = &ch09::tile_kernel<Op, T, C::kLoadsInFlight, kRounds, false>;
+  const auto fold = &ch09::fold_kernel<Op, T>;
+  const std::size_t tile = std::size_t(kRounds) * block * C::kLoadsInFlight * ch09::Lanes<T, C::kWide>::count;
+  const std::size_t grid = std::max<std::size_t>(1, (n + tile - 1) / tile);
+  const int fold_block = ch09::fold_threads<T>(unsigned(grid), block);
+  options.partials = grid;
+  options.depth = ch09::grid_path_depth<T, C::kWide>(n, block, int(grid), fold_block);
+  return {{unsigned(grid), unsigned(block), 0,
+           [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr); }},
+          {1, unsigned(fold_block), 0,
+           [fold, grid](const emu::PassMemory<V>& m) { fold(m.partials, unsigned(grid), m.result); }}};
+}
+
+template <typename V, int kRounds>
+bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed) {
+  const auto build = [block](std::size_t n, emu::PassesOptions& options) {
+    return tile_passes<Sum, V, kRounds>(n, block, options);
+  };
+  return check_sizes<V>("chapter 09's tile path (tile_kernel, then fold_kernel; block " + std::to_string(block) +
+                            ", tiles of " + std::to_string(kRounds) + " rounds)",
+                        build, misalignment, seed);
 }
 
 TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the single-block path", "[chapter09][emulator]",
@@ -241,6 +232,49 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
         !check_fastest_grid<TestType, false, 4, true, false>(32, misalignment, seed))
       return;
   }
+}
+
+// Max and min by shuffle and each path of fastest on testing::special_inputs: the rule's answer, bits
+// included, in every order of the threads and blocks. An operator that let a NaN's place decide
+// (a < b ? b : a) fails at one place or another.
+template <typename Op, typename V>
+void check_special(const std::string& kernel, const Passes<V>& passes, emu::PassesOptions options,
+                   const reduction::testing::SpecialInput<V>& input) {
+  options.same_bits = true;
+  const auto run = emu::emulate_passes<Op>(input.x, passes, options, ch09::shared_bytes);
+  const std::string what = kernel + " on the CPU emulator, " + Op::name + " of " + input.what;
+  emu::testing::check_verdict(what, run);
+  const V answer = std::is_same_v<Op, reduction::Max> ? input.max : input.min;
+  for (const auto& result : run.results) {
+    INFO(what);
+    CHECK((result.size() == 1 && reduction::testing::same_value(result[0], answer)));
+  }
+}
+
+TEMPLATE_TEST_CASE("chapter 09's max and min on the CPU emulator: NaN wherever it is, -0 and +0, infinities",
+                   "[chapter09][emulator]", float, double) {
+  using V = TestType;
+  using C = ch09::FastestChoice;
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  const auto each_op = [](auto op, const reduction::testing::SpecialInput<V>& input) {
+    using Op = decltype(op);
+    const std::size_t n = input.x.size();
+    emu::PassesOptions options;
+    const int grid = ch08::grid_for(n, 32, kResident);
+    options.partials = std::size_t(grid);
+    check_special<Op>("shuffle", two_passes<V>(&ch09::shuffle_kernel<Op, Checked<V>>, 32, grid, 0), options, input);
+    auto passes = single_block_passes<Op, V>(n, options);
+    if (!passes.empty()) check_special<Op>("fastest's single block", passes, options, input);
+    passes = fastest_grid_passes<Op, V, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(n, 32, options);
+    check_special<Op>("fastest's grid path", passes, options, input);
+    check_special<Op>("fastest's tile path", tile_passes<Op, V, 1>(n, 32, options), options, input);
+  };
+  for (const std::size_t n : {3, 700})
+    for (const auto& input : reduction::testing::special_inputs<V>(n, seed)) {
+      each_op(reduction::Max{}, input);
+      each_op(reduction::Min{}, input);
+    }
 }
 
 // warp_volatile, the cautionary example: between two steps of its warp finish nothing orders one

@@ -1,9 +1,9 @@
 // Chapter 09 on the GPU: every variant against the CPU reference, on fresh random inputs, with the
 // result poisoned before each launch; integers exact, floats within the bound of each variant's
 // own order of additions: sums at sizes from 1 to 2^24 - 1 for int, float and double, at every
-// block size each variant takes; max and min; inputs that do not start on a 16-byte boundary;
-// every knob of fastest, fastest at the edges of its paths, and from several streams and host
-// threads at once; and 2^32 + 3 ints, made on the GPU.
+// block size each variant takes; max and min, with NaN, -0 and infinities too; inputs that do not
+// start on a 16-byte boundary; every knob of fastest, fastest at the edges of its paths, and from
+// several streams and host threads at once; and 2^32 + 3 ints, made on the GPU.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,19 +30,20 @@ namespace {
 template <typename T>
 using Registry = std::vector<Variant<MultiBlockLaunch<T>>>;
 
-// One launch on a poisoned result slot; returns what the kernel wrote.
+// One launch on a result slot poisoned with something other than `answer`; returns what the kernel wrote.
 template <typename T, typename Launch>
-T run_once(Launch&& launch) {
+T run_once(Launch&& launch, T answer = T(0)) {
   DeviceBuffer<T> result(1);
-  result.poison();
+  result.poison(answer);
   launch(result.data());
   CUDA_CHECK(cudaDeviceSynchronize());
   return result.download_one();
 }
 
 template <typename T>
-T run_variant(const Variant<MultiBlockLaunch<T>>& v, const T* input, std::size_t n, int block, DeviceScratch& scratch) {
-  return run_once<T>([&](T* result) { v.launch(input, n, result, block, scratch, 0); });
+T run_variant(const Variant<MultiBlockLaunch<T>>& v, const T* input, std::size_t n, int block, DeviceScratch& scratch,
+              T answer = T(0)) {
+  return run_once<T>([&](T* result) { v.launch(input, n, result, block, scratch, 0); }, answer);
 }
 
 // Inputs for max and min too: integers in [-100, 100], floats shifted to [-0.5, 0.5).
@@ -88,9 +89,9 @@ void check_registry(const std::vector<T>& data, int block) {
   for (const auto& v : ch09::variants<Op, T>()) {
     if (block < v.min_block) continue;
     INFO("variant " << v.name << ", op " << Op::name << ", n " << n << ", block " << block);
-    const T first = run_variant(v, input.data(), n, block, scratch);
+    const T first = run_variant(v, input.data(), n, block, scratch, ref.value);
     CHECK_MATCHES(first, ref, tolerance(ref, v.depth(n, block)));
-    const T second = run_variant(v, input.data(), n, block, scratch);
+    const T second = run_variant(v, input.data(), n, block, scratch, ref.value);
     CHECK(same_bits(first, second));
   }
 }
@@ -126,6 +127,22 @@ TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[
     check_registry<Min>(data, block);
   }
   CHECK(ch09::variants<Max, T>().size() == 4);  // the four that add only are not offered
+}
+
+// Max and min on inputs with a NaN first, in the middle, last or everywhere, -0 beside +0, infinities
+// (testing::special_inputs), at sizes that take each path of fastest (one block; a cluster on Hopper;
+// the grid; the tiles): each variant gives the operator's answer, bits included, on both runs.
+TEMPLATE_TEST_CASE("shuffle, fastest and cub on NaN, -0 and +0, infinities", "[chapter09]", float, double) {
+  using T = TestType;
+  const auto seed = testing::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t tiles = ch09::FastestChoice::kTilesFromBytes / sizeof(T) + 5;
+  for (const std::size_t n : {std::size_t(3), std::size_t(1000), std::size_t(50001), std::size_t(300007), tiles})
+    for (const auto& input : testing::special_inputs<T>(n, seed)) {
+      INFO(input.what);
+      check_registry<Max>(input.x, 256);
+      check_registry<Min>(input.x, 256);
+    }
 }
 
 TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09]", std::int32_t, float, double) {
@@ -218,9 +235,9 @@ void check_fastest_at(const std::vector<T>& whole, const DeviceBuffer<T>& input,
   INFO("op " << Op::name << ", n " << n << ", input " << offset << " elements past an aligned address, "
              << (plan.single_block ? "single block of " : plan.tiles ? "tile path, blocks of " : "grid path, blocks of ") << plan.block);
   const auto launch = [&](T* result) { ch09::launch_fastest<Op, T>(input.data() + offset, n, result, 0, scratch, 0); };
-  const T first = run_once<T>(launch);
+  const T first = run_once<T>(launch, ref.value);
   CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Op, T>(n, 0)));
-  CHECK(same_bits(first, run_once<T>(launch)));
+  CHECK(same_bits(first, run_once<T>(launch, ref.value)));
 }
 
 TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int32_t, float, double) {

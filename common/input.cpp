@@ -260,7 +260,6 @@ std::vector<T> read_elements(const InputFile& file, std::uint64_t offset, std::s
   std::vector<T> v(n);
   if (file.read_at(offset, v.data(), n * sizeof(T)) != n * sizeof(T))
     throw InputError(file.name() + ": the file became shorter while it was read");
-  reject_non_finite(v, file);
   return v;
 }
 
@@ -331,7 +330,14 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
 
 // ---- text ----
 
-bool may_be_in_number(char c) { return is_digit(c) || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'; }
+bool may_be_in_number(char c) {
+  return is_digit(c) || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E' || c == 'n' || c == 'a' || c == 'i' ||
+         c == 'f';
+}
+bool is_non_finite(std::string_view t) {
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+  return t == "nan" || t == "inf";
+}
 
 // Whether `t` is a decimal number: [+-] digits [. digits] [(e|E) [+-] digits], with digits on at
 // least one side of the point. `integer`: it has neither point nor exponent.
@@ -386,7 +392,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
     check_memory(count + 1);
     auto where = [&] { return file.name() + ": the number at byte " + std::to_string(token_start) + " ('" + escaped(token) + "')"; };
     bool integer = false;
-    if (!is_number(token, integer)) throw InputError(where() + " is not a decimal number");
+    if (!is_non_finite(token) && !is_number(token, integer)) throw InputError(where() + " is not a decimal number");
     errno = 0;
     if (all_int && integer) {
       const long long v = std::strtoll(token.c_str(), nullptr, 10);
@@ -440,13 +446,14 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
 
 }  // namespace
 
-HostData load_input(const std::string& path, std::size_t max_elements) {
+HostData load_input(const std::string& path, std::size_t max_elements, bool finite) {
   const InputFile file(path);
   const bool npy_name = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
   char magic[6] = {};
   const bool npy_magic = file.read_at(0, magic, sizeof magic) == sizeof magic && std::memcmp(magic, "\x93NUMPY", 6) == 0;
-  if (npy_name || npy_magic) return read_npy(file, max_elements);
-  return read_text(file, max_elements);
+  HostData data = npy_name || npy_magic ? read_npy(file, max_elements) : read_text(file, max_elements);
+  if (finite) std::visit([&](const auto& v) { reject_non_finite(v, file); }, data);
+  return data;
 }
 
 }  // namespace reduction

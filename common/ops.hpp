@@ -55,10 +55,12 @@ struct Product {
   template <typename T> REDUCTION_HD T operator()(T a, T b) const { return detail::wrapping_mul(a, b); }
 };
 
+// The number an element holds: T itself. (The CPU emulator's element, Checked<V>, holds a V.)
+template <typename T> struct Scalar { using type = T; };
+
 namespace detail {
 // The largest and lowest values of T: +inf and -inf for floating point, the extreme values for
-// integers (which have no infinity). Written without std::numeric_limits, whose functions are
-// host-only and would need nvcc's --expt-relaxed-constexpr in kernels.
+// integers. Written without std::numeric_limits, whose functions are host-only in kernels.
 template <typename T> REDUCTION_HD T highest() {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(HUGE_VAL);  // +infinity
@@ -74,17 +76,41 @@ template <typename T> REDUCTION_HD T lowest() {
 }
 }  // namespace detail
 
+// min and max of floating point follow one rule: NaN if either operand is NaN (as NumPy's max),
+// -0 below +0 (IEEE 754-2019 minimum and maximum), +-inf ordinary values. So no order of the
+// operands and no shape of the reduction changes a result, bits included. The GPU's fmin and fmax
+// order the zeros so but pass over a NaN, hence the test before them; the host's may return
+// either zero, hence its comparisons.
+template <typename T> REDUCTION_HD T minimum(T a, T b) {
+  if constexpr (!std::is_floating_point_v<T>) return b < a ? b : a;
+  else if (a != a || b != b) return a + b;  // NaN
+#ifdef __CUDA_ARCH__
+  else return fmin(a, b);
+#else
+  else return b < a || (a == b && std::signbit(b)) ? b : a;
+#endif
+}
+template <typename T> REDUCTION_HD T maximum(T a, T b) {
+  if constexpr (!std::is_floating_point_v<T>) return a < b ? b : a;
+  else if (a != a || b != b) return a + b;  // NaN
+#ifdef __CUDA_ARCH__
+  else return fmax(a, b);
+#else
+  else return a < b || (a == b && std::signbit(a)) ? b : a;
+#endif
+}
+
 // min and max start from the value no element can beat.
 struct Min {
   static constexpr const char* name = "min";
-  template <typename T> static REDUCTION_HD T identity() { return detail::highest<T>(); }
-  template <typename T> REDUCTION_HD T operator()(T a, T b) const { return b < a ? b : a; }
+  template <typename T> static REDUCTION_HD T identity() { return T(detail::highest<typename Scalar<T>::type>()); }
+  template <typename T> REDUCTION_HD T operator()(T a, T b) const { return minimum(a, b); }
 };
 
 struct Max {
   static constexpr const char* name = "max";
-  template <typename T> static REDUCTION_HD T identity() { return detail::lowest<T>(); }
-  template <typename T> REDUCTION_HD T operator()(T a, T b) const { return a < b ? b : a; }
+  template <typename T> static REDUCTION_HD T identity() { return T(detail::lowest<typename Scalar<T>::type>()); }
+  template <typename T> REDUCTION_HD T operator()(T a, T b) const { return maximum(a, b); }
 };
 
 enum class OpKind { Sum, Product, Min, Max };

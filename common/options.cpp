@@ -89,8 +89,8 @@ bool output_written(const std::string& program) {
   return false;
 }
 
-HostData load_chapter_input(const ChapterInfo& info, const std::string& path) {
-  HostData data = load_input(path, info.max_n);
+HostData load_chapter_input(const ChapterInfo& info, const std::string& path, bool finite) {
+  HostData data = load_input(path, info.max_n, finite);
   const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
   const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
   if (n < info.min_n || n > info.max_n)
@@ -363,7 +363,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     if (options.rows > 1 && info.max_n <= std::numeric_limits<std::size_t>::max() / options.rows)
       limits.max_n = info.max_n * options.rows;
     try {
-      load_chapter_input(limits, options.input);
+      load_chapter_input(limits, options.input, options.finite_input);
     } catch (const InputError& e) {
       std::cerr << info.name << ": error: " << e.what() << "\n";
       return int(kBadUsage);

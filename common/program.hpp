@@ -99,6 +99,7 @@ struct Options {
   int warmup = 3;
   std::uint64_t seed = 42;
   std::string input;                 // --input FILE: overrides n and type
+  bool finite_input = true;          // refuse NaN and +-inf in it (max and min take them; a chapter says so)
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
   bool json = false;
   bool hot_l2 = false;  // time small inputs from L2 (common/gpu.cuh: RotatingInput)
@@ -258,8 +259,10 @@ inline DataType data_type_of(const HostData& data) {
 // Loads a 1-D array from `path`, a regular file: .npy (int32, float32 or float64, versions 1 to 3),
 // or else whitespace-separated decimal numbers (int if every one fits in 32 bits, else double).
 // More than `max_elements` elements are refused as soon as that is known, before the rest is read.
-// Throws InputError with a one-line reason on anything else, and on NaN or infinity.
-HostData load_input(const std::string& path, std::size_t max_elements = std::numeric_limits<std::size_t>::max());
+// Throws InputError with a one-line reason on anything else, and on NaN or infinity where `finite`
+// (in text: nan, inf, -inf, as NumPy writes them).
+HostData load_input(const std::string& path, std::size_t max_elements = std::numeric_limits<std::size_t>::max(),
+                    bool finite = true);
 
 // ---- Timing and the report ----
 
@@ -387,7 +390,7 @@ class Report {
 // ---- The frame of a program ----
 
 // The data of --input, its size checked against the chapter's limits like --n's (input.cpp).
-HostData load_chapter_input(const ChapterInfo& info, const std::string& path);
+HostData load_chapter_input(const ChapterInfo& info, const std::string& path, bool finite);
 
 // Calls body(data, description) with the data of --input, or with generated data of --n
 // elements of --type.
@@ -396,7 +399,7 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   HostData data;
   std::string source;
   if (!options.input.empty()) {
-    data = load_chapter_input(info, options.input);
+    data = load_chapter_input(info, options.input, options.finite_input);
     source = "file " + escaped(options.input, 200);
   } else {
     source = "random, seed " + std::to_string(options.seed);

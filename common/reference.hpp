@@ -12,13 +12,7 @@
 // where u is the unit roundoff (half the machine epsilon). A sequential loop has depth n - 1, a
 // balanced tree ceil(log2 n); each chapter states the depth of its own summation order, and its
 // tests use the bound as their tolerance. min and max round nothing: they are compared exactly.
-//
-// A float or double sum whose partial sums may overflow the type, or a product that does, is
-// refused with InputError (exit status 2): no result computed in the type could be checked.
-//
-// Products (only chapter 01 multiplies, left to right) have a bound of their own, which also
-// covers gradual underflow: see reference_product. A product whose partial products overflow the
-// type on the way is reported `unchecked`, with the reason (Reference::overflowing_partial).
+// Products have a bound of their own (reference_product).
 #pragma once
 
 #include <algorithm>
@@ -270,10 +264,11 @@ template <typename T> long double tolerance(const Reference<T>& ref, std::size_t
   return gamma_bound<T>(depth) * ref.magnitude + ref.error + ref.underflow;
 }
 
-// True if `result` agrees with the reference: bit for bit where the reference is exact, within
-// `tol` otherwise. NaN never agrees.
+// True if `result` agrees with the reference: where the reference is exact (integers, min and
+// max), the same value and sign (-0 is not +0), or NaN for NaN; within `tol` otherwise, NaN never.
 template <typename T> bool matches(T result, const Reference<T>& ref, long double tol) {
-  if (ref.exact) return result == ref.value;
+  if (ref.exact && std::isnan(ref.precise)) return std::isnan(static_cast<long double>(result));
+  if (ref.exact) return result == ref.value && std::signbit(result) == std::signbit(ref.value);
   if (std::isnan(result) || std::isnan(ref.precise)) return false;
   return std::fabs(static_cast<long double>(result) - ref.precise) <= tol;
 }

@@ -63,7 +63,7 @@
 // 16-byte uint4 load is a load of each element it covers.
 //
 // Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
-// shuffles of anything but whole values, operators other than the sum (Checked<V> adds only),
+// shuffles of anything but whole values, operators other than the sum (but emulate_passes: max, min),
 // sm_80's warp reductions (__reduce_add_sync: the kernels' #if keeps them out of a host
 // compile), and kernels that keep anything but Checked<V> elements in shared or global memory
 // (09's `__shared__ bool last` is not checked). A Checked<V> is 8 bytes for int and float and 16
@@ -263,8 +263,8 @@ inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& 
 //  - the copy constructor loads its source: reduction::Sum takes its operands by value, so
 //    `add(data[i], data[j])` loads data[i] and data[j];
 //  - the copy assignment loads its source and stores its target: `data[i] = ...`;
-//  - the addition adds the values (Sum's wrap-around for integers), one level deeper than its
-//    deeper operand.
+//  - the addition adds the values (Sum's wrap-around for integers), max and min take Max's and Min's
+//    (maximum, minimum below), one level deeper than the deeper operand.
 // A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
 // ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
 // (a block-scope thread_local array under the shim) needs no constructor call.
@@ -308,6 +308,8 @@ struct Checked {
   friend Checked operator+(Checked a, Checked b) {
     return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
   }
+  friend Checked maximum(Checked a, Checked b) { return Checked(Max{}(a.value, b.value), std::max(a.level, b.level) + 1); }
+  friend Checked minimum(Checked a, Checked b) { return Checked(Min{}(a.value, b.value), std::max(a.level, b.level) + 1); }
   Checked& operator+=(const Checked& other) { return *this = *this + other; }
 
   // What nvcc accepts in a kernel, the emulator accepts too: a literal or a plain variable where an
@@ -328,6 +330,10 @@ struct Checked {
     return Checked(a) + b;
   }
 };
+
+}  // namespace reduction::emulator
+template <typename V> struct reduction::Scalar<reduction::emulator::Checked<V>> { using type = V; };  // for identities
+namespace reduction::emulator {
 
 namespace detail {
 // atomicAdd on an element: reported once as an atomic access, then read, added to and written with
@@ -549,8 +555,9 @@ struct GuardedBuffer {
 // reference within `options.depth` rounded additions. A launch ends with every block done, so each
 // starts with every access of the one before it ordered before its own: races, atomics and fences
 // are checked within a launch. `dynamic`: the kernels' `extern __shared__` memory
-// (REDUCTION_EMULATOR_DYNAMIC_SHARED), each launch's shared_bytes at most its size.
-template <typename V, std::size_t kCapacity>
+// (REDUCTION_EMULATOR_DYNAMIC_SHARED), each launch's shared_bytes at most its size. Op: the
+// operator the kernels reduce with, and the answer is checked for (Sum, Max, Min).
+template <typename Op = Sum, typename V, std::size_t kCapacity>
 EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pass<V>>& passes,
                               const PassesOptions& options, unsigned char (&dynamic)[kCapacity]) {
   using Element = Checked<V>;
@@ -571,7 +578,7 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
         partials(options.partials, guard, 0, poison), result(1, guard, 0, poison);
     detail::GuardedBuffer<unsigned> counter(1, guard, 0, 0xdeadbeefu);
     for (std::size_t i = 0; i < n; ++i) data.begin[i] = Element(input[i]);
-    if (options.answer == Answer::kResultFromIdentity) result.begin[0] = Element(Sum::identity<V>());
+    if (options.answer == Answer::kResultFromIdentity) result.begin[0] = Element(Op::template identity<V>());
     counter.begin[0] = 0;
     std::vector<bool> partials_written(options.partials, false);
     const std::vector<detail::Buffer> buffers = {
@@ -607,8 +614,8 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
     V value = result.begin[0].value;
     std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
     if (options.answer == Answer::kPartialsOnHost) {
-      value = Sum::identity<V>();
-      for (std::size_t i = 0; i < options.partials; ++i) value = Sum{}(value, partials.begin[i].value);
+      value = Op::template identity<V>();
+      for (std::size_t i = 0; i < options.partials; ++i) value = Op{}(value, partials.begin[i].value);
     }
     if (options.answer == Answer::kResultFromIdentity) unwritten = 0;  // the identity is a result
     if (options.answer == Answer::kResultFromIdentity && !written[0])
@@ -624,11 +631,11 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       run.results.push_back({});
       continue;
     }
-    const Reference<V> ref = reference_sum(input.data(), n);
+    const Reference<V> ref = reference_reduce<Op>(input.data(), n);
     const long double tol = tolerance(ref, options.depth);
     std::string why;
     if (!matches(value, ref, tol))
-      why = "is not the sum: its reference is " + detail::to_text(ref.value) +
+      why = "is not the " + std::string(Op::name) + ": its reference is " + detail::to_text(ref.value) +
             (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
     else if (options.same_bits && have_first && first_right && std::memcmp(&value, &first, sizeof(V)) != 0)
       why = "differs from schedule " + detail::schedule_text(run.schedules.front(), false) + "'s " + detail::to_text(first) +

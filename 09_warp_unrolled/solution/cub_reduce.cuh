@@ -22,12 +22,16 @@ using reduction::DeviceScratch;
 
 // 6. cub: cub::DeviceReduce, the library ceiling, in the same process. CUB picks its own block
 //    size and grid; `block` does not apply. The size of its temporary storage depends only on n
-//    and the device, so it is asked once per n and kept, as a careful caller would.
+//    and the device, so it is asked once per n and kept, as a careful caller would. Floating-point
+//    max and min take our operator and identity: cub's own (a < b ? b : a, from the lowest finite
+//    value) lets a NaN's place decide whether it counts, and turns an input of -inf into -FLT_MAX.
 template <typename Op, typename T>
 cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result,
                        cudaStream_t stream) {
   if constexpr (std::is_same_v<Op, reduction::Sum>)
     return cub::DeviceReduce::Sum(temp, temp_bytes, input, result, n, stream);
+  else if constexpr (!std::is_integral_v<T>)
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, input, result, n, Op{}, Op::template identity<T>(), stream);
   else if constexpr (std::is_same_v<Op, reduction::Max>)
     return cub::DeviceReduce::Max(temp, temp_bytes, input, result, n, stream);
   else

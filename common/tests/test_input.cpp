@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -90,9 +91,26 @@ TEST_CASE("bad npy files are refused with a reason", "[input]") {
   CHECK_THROWS_AS(load_input(temp_file("i8.npy", npy("<i8", "(1,)", two_floats))), InputError);
   CHECK_THROWS_AS(load_input(temp_file("magic.npy", "not numpy at all")), InputError);
   CHECK_THROWS_AS(load_input("no/such/file.npy"), InputError);
-  float nan = std::numeric_limits<float>::quiet_NaN();
-  CHECK_THROWS_AS(load_input(temp_file("nan.npy", npy("<f4", "(1,)", std::string(reinterpret_cast<char*>(&nan), 4)))),
-                  InputError);
+}
+
+// max and min take NaN and +-inf (load_input(..., finite = false)); sum and product refuse them.
+TEST_CASE("NaN and infinities: read for max and min, refused otherwise with the element named", "[input]") {
+  const std::vector<float> f = {1.0f, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()};
+  const std::string npy_path = temp_file("specials.npy", npy("<f4", "(3,)", bytes_of(f)));
+  const std::string text_path = temp_file("specials.txt", "1 nan -inf\n+inf -nan\n");
+  CHECK(refusal(npy_path).find("element 1 is NaN; a reduction of it has no meaningful reference") != std::string::npos);
+  CHECK(refusal(text_path).find("element 1 is NaN") != std::string::npos);
+  CHECK(refusal(temp_file("inf.txt", "1 2 inf")).find("element 2 is infinite") != std::string::npos);
+  const auto read = std::get<std::vector<float>>(load_input(npy_path, 3, false));
+  CHECK((read[0] == 1.0f && std::isnan(read[1]) && read[2] == f[2]));
+  const auto text = std::get<std::vector<double>>(load_input(text_path, 5, false));
+  REQUIRE(text.size() == 5);
+  CHECK((text[0] == 1 && std::isnan(text[1]) && std::isinf(text[2]) && text[2] < 0 && text[3] > 1e308));
+  CHECK((std::isnan(text[4]) && std::signbit(text[4])));
+  for (const char* bad : {"nana", "in", "infinity", "NaN", "1 -n", "1e999"}) {  // only what NumPy writes
+    INFO(bad);
+    CHECK_THROWS_AS(load_input(temp_file("bad.txt", bad), 10, false), InputError);
+  }
 }
 
 TEST_CASE("text files: integers stay int, anything else is double", "[input]") {

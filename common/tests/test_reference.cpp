@@ -60,12 +60,27 @@ TEST_CASE("gamma bound", "[reference]") {
   CHECK(ceil_log2(1025) == 11);
 }
 
-TEST_CASE("NaN never matches", "[reference]") {
+TEST_CASE("NaN matches only an exact NaN reference, and -0 only -0", "[reference]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x = {1.0f, 2.0f};
   auto ref = reference_sum(x.data(), x.size());
   CHECK(matches(3.0f, ref, tolerance(ref, 1)));
-  CHECK_FALSE(matches(std::numeric_limits<float>::quiet_NaN(), ref, 1e30L));
+  CHECK_FALSE(matches(nan, ref, 1e30L));
   CHECK_FALSE(matches(3.5f, ref, tolerance(ref, 1)));
+  x = {1.0f, nan, -2.0f};  // max and min: a NaN reference, which NaN matches (any NaN) and nothing else
+  for (const auto& r : {reference_reduce<Max>(x.data(), 3), reference_reduce<Min>(x.data(), 3)}) {
+    CHECK(matches(-nan, r, 0));
+    CHECK_FALSE(matches(1.0f, r, 0));
+    CHECK_FALSE(matches(std::numeric_limits<float>::infinity(), r, 0));
+  }
+  x = {-0.0f, -1.0f};
+  ref = reference_reduce<Max>(x.data(), 2);
+  CHECK(matches(-0.0f, ref, 0));
+  CHECK_FALSE(matches(0.0f, ref, 0));
+  x = {0.0f, 1.0f};
+  ref = reference_reduce<Min>(x.data(), 2);
+  CHECK(matches(0.0f, ref, 0));
+  CHECK_FALSE(matches(-0.0f, ref, 0));
 }
 
 TEST_CASE("min, max and product references", "[reference]") {
