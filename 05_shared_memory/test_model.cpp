@@ -16,10 +16,9 @@ namespace sb = reduction::single_block;
 
 // The kernel's accesses on x, from its run on the CPU emulator, which must have found nothing, and
 // which must follow the chapter's pattern.
-constexpr sb::testing::Pattern kPattern{"chapter 05", 1, false};
 template <typename T>
 std::vector<sb::Access> emulated(const std::vector<T>& x) {
-  return sb::testing::emulated(x, &kPattern);
+  return sb::testing::emulated(x, &ch05::kPattern);
 }
 
 // The counts of the kernel's run on n elements of element_bytes, and its trace of an input.

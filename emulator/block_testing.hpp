@@ -20,14 +20,6 @@
 
 namespace reduction::single_block::testing {
 
-// The pattern a chapter asks for, which the figures of its tests are about: thread t adds into
-// element owner_factor * t, and the strides double from 1 or halve from the block size.
-struct Pattern {
-  const char* chapter;
-  unsigned owner_factor;
-  bool strides_double;
-};
-
 // How the steps of a kernel on n elements differ from `pattern`, in words; empty if they do not.
 inline std::string pattern_difference(const Steps& steps, std::size_t n, const Pattern& pattern) {
   std::vector<unsigned> strides, expected;

@@ -679,10 +679,14 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 // The memory of a kernel's `extern __shared__ unsigned char shared_bytes[]`: a block-scope extern
 // declaration names a variable of the enclosing namespace, so the CPU test of the chapter defines
 // it there, `REDUCTION_EMULATOR_DYNAMIC_SHARED(ch06)`, and hands it to emulate_grid(). 48 KiB: what
-// a block may have without opting in on a GPU.
-#define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns) \
-  namespace ns {                                \
-  alignas(16) thread_local unsigned char shared_bytes[48 * 1024]; \
+// a block may have without opting in on a GPU. With a guard either side (in whichever order the
+// compiler lays them out, one comes first), so that a __shared__ array's overflow never runs on
+// into it unseen.
+#define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns)                       \
+  namespace ns {                                                    \
+  thread_local unsigned char shared_bytes_guard_before[16];         \
+  alignas(16) thread_local unsigned char shared_bytes[48 * 1024];   \
+  thread_local unsigned char shared_bytes_guard_after[16];          \
   }
 
 // The shim: the CUDA that the kernels of chapters 03 to 07 use, as host C++ for the emulator.

@@ -9,7 +9,8 @@
 #                     bug given to it, with the findings named; the single-block launch
 #                     (instructor/zoo/zoo_emulated.cpp), with GRID a grid launch
 #                     (zoo_grid_emulated.cpp beside it), or with PASSES the launches each bug's
-#                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09)
+#                     passes: names (zoo_passes_emulated.cpp, chapters 08 and 09); pattern there
+#                     too: the emulator finds nothing, and the chapter's pattern check a difference
 #   delayed_warps     GPU test <chapter>.zoo_delayed_warps (instructor/zoo/zoo_delayed_warps.cu): with
 #                     some warps' stores held back, every such bug is wrong in every run
 #   value, nondeterministic
@@ -63,7 +64,7 @@ function(reduction_add_zoo header)
     elseif(line MATCHES "^caught: *(.*)$")
       separate_arguments(detectors UNIX_COMMAND "${CMAKE_MATCH_1}")
       foreach(detector IN LISTS detectors)
-        if(detector MATCHES "^emulator")
+        if(detector MATCHES "^(emulator|pattern)")
           set(emulator TRUE)
         elseif(detector STREQUAL "delayed_warps")
           set(delayed TRUE)
@@ -94,7 +95,8 @@ function(reduction_add_zoo header)
       add_executable(${cpu_target} ${_reduction_zoo_dir}/zoo_emulated.cpp)
     endif()
     target_link_libraries(${cpu_target} PRIVATE reduction_test_cpu reduction_emulator)
-    target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
+    target_include_directories(${cpu_target} PRIVATE ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/solution
+                                                     ${CMAKE_CURRENT_SOURCE_DIR})  # analysis.hpp: the pattern
     add_dependencies(${cpu_target} ${chapter}_zoo)
     add_test(NAME ${chapter}.zoo_emulated COMMAND ${cpu_target})
     set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo" TIMEOUT 600)

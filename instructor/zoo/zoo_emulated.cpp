@@ -2,11 +2,15 @@
 // kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
 // file once per chapter): every bug whose `caught:` line names the emulator is caught by the CPU
 // emulator (single_block/emulator.hpp), with the finding the zoo list names (emulator:<finding>), and
-// the solution has no finding. Run with -s, or ctest -V, to see what each bug's findings say. At
-// n = 1000: not a power of two, so the guards matter, and 16 warps.
+// the solution has no finding. A kernel whose line names `pattern` is right in another pattern than
+// the chapter's: the emulator finds nothing, and the chapter's pattern check (block_testing.hpp) a
+// difference, which the solution does not have. Run with -s, or ctest -V, to see what each bug's
+// findings say. At n = 1000: not a power of two, so the guards matter, and 16 warps.
 #include <string>
 #include <vector>
 
+#include "analysis.hpp"  // the chapter's pattern
+#include "emulator/block_testing.hpp"
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 #include "zoo_list.hpp"  // the solution, the bugs, and the chapter's name and kernel
 
@@ -30,7 +34,22 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should
   constexpr std::size_t n = 1000;
   emu::check_solution<std::int32_t>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>), n, 1, seed);
   int caught = 0;
+  const auto difference = [&](Kernel kernel) {
+    const auto run = reduction::emulator::record_accesses(kernel, reduction::generate_input<std::int32_t>(n, seed),
+                                                          reduction::single_block::threads_for(n));
+    INFO(reduction::emulator::findings_text(run.findings));
+    CHECK(run.findings.empty());
+    namespace sb = reduction::single_block;
+    return sb::testing::pattern_difference(sb::steps_of(run.accesses), n, REDUCTION_ZOO_NAMESPACE::kPattern);
+  };
+  CHECK(difference(&REDUCTION_ZOO_SOLUTION(Checked<std::int32_t>)).empty());
   for (const Bug& bug : kBugs) {
+    if (bug.detectors == "pattern") {
+      const std::string differs = difference(bug.kernel);
+      CHECK_FALSE(differs.empty());
+      std::cout << REDUCTION_ZOO_CHAPTER << " zoo, " << bug.name << " at n = " << n << ": " << differs << "\n";
+      ++caught;
+    }
     if (!emu::names_emulator(bug.detectors)) continue;
     emu::check_bug_caught<std::int32_t>(REDUCTION_ZOO_CHAPTER, bug.name, bug.detectors, bug.kernel, n, seed);
     ++caught;
