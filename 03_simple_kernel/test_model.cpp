@@ -20,8 +20,7 @@ using namespace reduction;
 namespace sb = reduction::single_block;
 using sb::testing::column;
 
-// The kernel's accesses on x, from its run on the CPU emulator, which must have found nothing, and
-// which must follow the chapter's pattern.
+// The kernel's accesses on x on the CPU emulator: no finding, and the chapter's pattern.
 template <typename T>
 std::vector<sb::Access> emulated(const std::vector<T>& x) {
   return sb::testing::emulated(x, &ch03::kPattern);

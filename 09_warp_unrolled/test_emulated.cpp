@@ -1,16 +1,7 @@
-// CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
-// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher
-// makes (two launches through ch08::launch_two_passes, or fastest's one), one fiber per thread, the
-// lanes of a warp in adversarial orders between warp barriers, the blocks one after another in both
-// orders. Each must give the sum with no race (within a warp, a block, or between blocks), no
-// access out of bounds, no read of unwritten memory, and every barrier and warp collective reached
-// by every thread it names. warp_volatile is the chapter's cautionary example: its warp finish
-// counts on the lanes of a warp running in lock-step, which no GPU since Volta promises, so the
-// emulator must find its race.
-//
-// Only the sum: Checked<V>, the emulator's element, adds and nothing else. fastest's warp_total
-// takes its shuffle path here: its sm_80 warp reductions sit behind `#if __CUDA_ARCH__ >= 800`,
-// which a host compile never enters.
+// CPU tests of chapter 09's kernels, for a student without a GPU: each kernel's own source runs on
+// the CPU emulator (emulator/README.md) in the launches its launcher makes, and must give the sum
+// with no finding; warp_volatile, the chapter's cautionary example, must race. fastest's warp_total
+// takes its shuffle path here: its sm_80 warp reductions sit behind `#if __CUDA_ARCH__ >= 800`.
 #include <utility>
 
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
@@ -181,8 +172,6 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
     check_unrolled<1024, TestType>(seed);
 }
 
-// Inputs on a 64-byte boundary and one element past it (for int and float, a head of one element
-// before the first 16-byte vector).
 // fastest's tile path as launch_fastest_tiles launches it for max and min: one block per tile of
 // kRounds rounds of loads (tile_kernel), each storing its result, then fold_kernel, one block of
 // fold_threads. (Run here on sums, whose totals the emulator checks. A sum on the GPU hands each
@@ -225,7 +214,7 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
                    "[chapter09][emulator]", std::int32_t, float, double) {
   using C = ch09::FastestChoice;
   const auto seed = reduction::testing::fresh_seed();
-  for (std::size_t misalignment : {0, 1}) {
+  for (std::size_t misalignment : {0, 1}) {  // the input on a 64-byte boundary, and one element past it
     // What fastest chooses, at its mid-size block and its large one, and in the smallest block.
     for (int block : {32, C::kMidBlock, C::kBlock})
       if (!check_fastest_grid<TestType, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(block, misalignment,

@@ -73,6 +73,7 @@ using AccessesOf = std::vector<Access> (*)(const std::vector<std::int32_t>&);
 inline BlockCounts counts_of(AccessesOf accesses_of, std::size_t n, std::size_t element_bytes) {
   return count(steps_of(accesses_of(std::vector<std::int32_t>(n))), n, threads_for(n), element_bytes);
 }
+
 // One field of the step table, over the steps of the tree.
 template <typename Field>
 std::vector<Field> column(const BlockCounts& c, Field StepCounts::*field) {

@@ -34,10 +34,6 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-// The program's image, from its first byte to the end of its static data (GNU ld defines both):
-// under the shim a __shared__ array is a static variable, so it lies in there.
-extern "C" char __executable_start[], _end[];
-
 namespace reduction::emulator {
 
 const char* kind_name(FindingKind kind) {
@@ -764,9 +760,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     return;
   }
   if (shared && !in_shared_memory(address)) {
-    // Neither a buffer, nor its guards, nor shared memory: the access would land in memory the
-    // emulator itself lives in, or in another kernel's shared array (past the end of a __shared__
-    // array smaller than the block, say). It must not happen, so the thread stops here, and with it the run.
+    // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say): the
+    // access would land in the emulator's own memory or another array. The thread stops, and the run.
     record(FindingKind::kOutOfBounds, event);
     stop_thread();
   }
@@ -901,12 +896,10 @@ void Machine::load_bytes(const void* where_ptr, std::size_t size) {
 }
 
 // Whether an address that no buffer holds is shared memory: the launch's dynamic shared memory, or
-// inside a __shared__ array (in the program's TLS block, or its image).
+// inside a __shared__ array (a thread_local under the shim, in the program's TLS block).
 bool Machine::in_shared_memory(std::uintptr_t address) const {
   if (address - reinterpret_cast<std::uintptr_t>(dynamic_.begin) < dynamic_.capacity) return true;
-  if (address < tls_begin_ || address >= tls_end_)
-    return address >= reinterpret_cast<std::uintptr_t>(__executable_start) &&
-           address < reinterpret_cast<std::uintptr_t>(_end);
+  if (address < tls_begin_ || address >= tls_end_) return false;
   bool inside = true;
   if (!shared_arrays().empty()) shared_array_near(address - tls_begin_, inside);
   return inside;

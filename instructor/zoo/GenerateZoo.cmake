@@ -46,25 +46,15 @@
 # that moves it away stops the generator, instead of making a bug that is not the one described);
 # `replace` is what takes its place (empty: it is deleted). A bug may have several find/replace
 # pairs, applied in order. In both, `\n` stands for a line break. `caught` names the detectors
-# that must catch the bug (the tests check each one):
-#   emulator          the CPU emulator (emulator/emulator.hpp); `emulator:race`
-#                     or `emulator:race,wrong_value` also names the findings it must report
-#   delayed_warps     the single-block GPU test that holds back some warps' stores
-#   value             the GPU result is wrong (int, compared exactly) for the bug's n
-#   nondeterministic  two GPU runs on the same float input differ, bit for bit
-#   memcheck, racecheck, synccheck
-#                     compute-sanitizer's tool reports at least one error (racecheck: hazard)
-#   pattern           no bug: the right sum in another pattern than the chapter's (03 to 05), which
-#                     the emulator passes and the chapter's tests tell in a sentence
-# and each GPU test checks the solution the same way: right, the same in every run, nothing
-# reported.
+# that must catch the bug: emulator[:<finding>[,<finding>...]], pattern, delayed_warps, value,
+# nondeterministic, memcheck, racecheck, synccheck (Zoo.cmake says which test checks each).
 #
 # For each bug, <out>/<bug>/<header> is the solution with the edits and with its namespace renamed
 # to <namespace>_<bug>, so that every bug of a chapter can be compiled into one program beside the
 # solution; <out>/zoo_list.hpp includes the solution and them all, names the chapter and the kernel
 # for the shared zoo tests (instructor/zoo/zoo_*), and lists the bugs:
 #
-#   REDUCTION_ZOO_CHAPTER "chapter 04", REDUCTION_ZOO_TAG "[chapter04]"
+#   REDUCTION_ZOO_CHAPTER "chapter 04", REDUCTION_ZOO_TAG "[chapter04]", REDUCTION_ZOO_NAMESPACE ch04
 #   REDUCTION_ZOO_KERNEL(ns, E): ns::convergent_kernel<E>, the kernel of namespace ns for elements E
 #   REDUCTION_ZOO_SOLUTION(E): ch04::convergent_kernel<E>, the solution
 #   REDUCTION_ZOO_BLOCKS(ns, n, block): the blocks of a grid launch (with blocks:)

@@ -1,11 +1,8 @@
-// CPU test of a single-block chapter's bug zoo (its list, instructor/zoo/<chapter>.txt; instructor/zoo/GenerateZoo.cmake makes the wrong
-// kernels and zoo_list.hpp, which names the chapter and its kernel; instructor/zoo/Zoo.cmake compiles this
-// file once per chapter): every bug whose `caught:` line names the emulator is caught by the CPU
-// emulator (single_block/emulator.hpp), with the finding the zoo list names (emulator:<finding>), and
-// the solution has no finding. A kernel whose line names `pattern` is right in another pattern than
-// the chapter's: the emulator finds nothing, and the chapter's pattern check (block_testing.hpp) a
-// difference, which the solution does not have. Run with -s, or ctest -V, to see what each bug's
-// findings say. At n = 1000: not a power of two, so the guards matter, and 16 warps.
+// CPU test of a single-block chapter's bug zoo (instructor/README.md; Zoo.cmake compiles it once per
+// chapter): the emulator catches each bug with the findings its `caught:` line names, and finds
+// nothing in the solution; a `pattern` kernel it passes, and the chapter's pattern check
+// (block_testing.hpp) tells it apart from the solution. At n = 1000: the guards matter, 16 warps.
+// Run with -s to see the findings.
 #include <string>
 #include <vector>
 

@@ -1,11 +1,7 @@
-// CPU test of a grid chapter's bug zoo (06 and 07; its list, instructor/zoo/<chapter>.txt, from which instructor/zoo/GenerateZoo.cmake
-// makes the wrong kernels and zoo_list.hpp, which names the chapter, its kernel and how many blocks
-// a launch needs; instructor/zoo/Zoo.cmake compiles this file once per chapter): every bug whose `caught:`
-// line names the emulator is caught by the CPU emulator (emulator.hpp) run as a grid, with the
-// findings the zoo list names (emulator:<finding>), and the solution, launched the same way, has no
-// finding. Run with -s, or ctest -V, to see what each bug's findings say. At n = 1000 in blocks of
-// 64 threads: not a multiple of a block's segment, so the guards matter, and two warps a block,
-// so a barrier between warps matters.
+// CPU test of a grid chapter's bug zoo (06 and 07; instructor/README.md; Zoo.cmake compiles it once
+// per chapter): the emulator, run as a grid, catches each bug with the findings its `caught:` line
+// names, and finds nothing in the solution launched the same way. At n = 1000 in blocks of 64
+// threads: the guards matter, and a barrier between two warps. Run with -s to see the findings.
 #include <string>
 #include <vector>
 

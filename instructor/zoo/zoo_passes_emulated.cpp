@@ -1,16 +1,11 @@
-// CPU test of the bug zoo of chapters 08 and 09, whose launchers make one or two launches (their
-// the zoo list, from which instructor/zoo/GenerateZoo.cmake makes the wrong kernels and zoo_list.hpp;
-// instructor/zoo/Zoo.cmake compiles this file once per chapter): every bug whose `caught:` line names the
-// emulator runs on the CPU emulator (emulator.hpp, emulate_passes) in the launches its `passes:`
-// line names, as the chapter's launcher makes them, and is caught with the findings the zoo list names
-// (emulator:<finding>); the solution's kernel, launched the same way, has no finding. Run with -s,
-// or ctest -V, to see what each bug's findings say.
+// CPU test of the bug zoo of chapters 08 and 09 (instructor/README.md; Zoo.cmake compiles it once per
+// chapter): each bug whose `caught:` line names the emulator runs in the launches its `passes:` line
+// names, as the chapter's launcher makes them, and is caught with those findings; the solution,
+// launched the same way, has none. Run with -s to see the findings.
 //
-// n = 5003 in blocks of 256 threads, on a GPU taken to hold 3 blocks at once (as the chapters' own
-// CPU tests do; the emulator has no occupancy to ask): ch08::grid_for gives 3 blocks, so blocks
-// hand their results on to a second launch or to the last block (fastest's one pass gives 3 too:
-// 5003 elements are more than 2 blocks' rounds of loads); 8 warps a block, so that a barrier
-// between warps matters; and n is no multiple of the grid's 768 threads, so that the guards matter.
+// n = 5003 in blocks of 256 threads on a GPU taken to hold 3 blocks (the emulator has no occupancy
+// to ask): 3 blocks hand their results on, 8 warps a block make a barrier between warps matter, and
+// n is no multiple of the grid's 768 threads, so that the guards matter.
 #include <cstdint>
 #include <iostream>
 #include <string>
