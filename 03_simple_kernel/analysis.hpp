@@ -20,6 +20,9 @@ inline std::string layout(unsigned /*threads*/) { return "thread t owns data[2t]
 constexpr const char* kActivityPredicate =
     "thread t adds in the step of `stride` if t % stride == 0 and its partner 2t + stride < n";
 
+// What the tests hold the kernel to: thread t adds into element 2t, the strides double from 1.
+constexpr sb::Pattern kPattern{"chapter 03", 2, true};
+
 // The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
 // that fills at least one warp: five steps with every one of the n/64 warps active, then half as
 // many in each step after.

@@ -19,6 +19,9 @@ inline std::string layout(unsigned /*threads*/) { return "thread t owns data[t]"
 constexpr const char* kActivityPredicate =
     "thread t adds in the step of `stride` if t < stride and its partner t + stride < n";
 
+// What the tests hold the kernel to: thread t adds into element t, the strides halve from the block size.
+constexpr sb::Pattern kPattern{"chapter 04", 1, false};
+
 // The text's figure for the thread slots this kernel consumes (PMPP 10.4), for n a power of two
 // that fills at least one warp: the n/64 warps of the first step, half as many in each step after,
 // down to one warp, which then stays active for the last five steps (strides 16 to 1).

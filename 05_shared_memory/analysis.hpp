@@ -18,6 +18,9 @@ inline std::string layout(unsigned threads) {
   return "thread t adds data[t] and data[t + " + std::to_string(threads) + "] into partial[t], in shared memory";
 }
 
+// What the tests hold the kernel to: thread t adds into partial[t], the strides halve from the block size.
+constexpr sb::Pattern kPattern{"chapter 05", 1, false};
+
 // What the program prints beside the counts of n elements of `element_bytes` each (threads_for(n)
 // threads): shared memory in use, and global memory read once.
 inline sb::KernelNotes notes(std::size_t n, std::size_t element_bytes) {

@@ -19,7 +19,6 @@
 #include "emulator/traced.cuh"
 #include "common/gpu.cuh"
 #include "common/program.hpp"
-#include "emulator/emulated.hpp"
 #include "shared_memory.cuh"
 
 using namespace reduction;
@@ -29,16 +28,7 @@ const std::vector<std::size_t> kSizesThatMatter = {1,   2,   3,   4,   5,    7, 
                                                    31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                                    257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
 
-// The kernel's accesses on x from its run on the CPU emulator (emulated.cpp), which must have found
-// nothing: what the GPU's run is held against.
-template <typename T>
-std::vector<sb::Access> emulated(const std::vector<T>& x) {
-  std::string findings;
-  std::vector<sb::Access> accesses = reduction::emulator::emulate_accesses(x, &findings);
-  INFO("n = " << x.size() << ": the kernel's emulated run found\n" << findings);
-  REQUIRE(findings.empty());
-  return accesses;
-}
+using sb::testing::emulated;  // the kernel's run on the CPU emulator, which must have found nothing
 
 // The timed kernel on `rows` rows of n: what it leaves in the array, and each row's result.
 template <typename T>

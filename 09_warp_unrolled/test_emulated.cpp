@@ -215,7 +215,7 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
                    "[chapter09][emulator]", std::int32_t, float, double) {
   using C = ch09::FastestChoice;
   const auto seed = reduction::testing::fresh_seed();
-  for (std::size_t misalignment : {0, 1}) {
+  for (std::size_t misalignment : {0, 1}) {  // the input on a 64-byte boundary, and one element past it
     // What fastest chooses, at its mid-size block and its large one, and in the smallest block.
     for (int block : {32, C::kMidBlock, C::kBlock})
       if (!check_fastest_grid<TestType, C::kWide, C::kLoadsInFlight, C::kOnePass, C::kChunked>(block, misalignment,
@@ -281,6 +281,7 @@ TEMPLATE_TEST_CASE("chapter 09's max and min on the CPU emulator: NaN wherever i
 // lane's store of slot t + d before another lane's load of it, so it races whatever values a run
 // happens to give. The README and the header say so, and racecheck finds it on a GPU; here the
 // emulator must find it on the CPU, at every size past one warp's worth and in every block size.
+// (Wrong warp code of other kinds, and the emulator's findings on it, are in the bug zoo.)
 TEST_CASE("chapter 09's warp_volatile on the CPU emulator: a race in its warp finish", "[chapter09][emulator]") {
   using V = std::int32_t;
   using T = Checked<V>;
@@ -294,142 +295,15 @@ TEST_CASE("chapter 09's warp_volatile on the CPU emulator: a race in its warp fi
       const auto run = emu::emulate_passes(
           input, two_passes<V>(&ch09::warp_volatile_kernel<T>, block, grid, ch09::warp_finish_slots(block) * sizeof(T)),
           options, ch09::shared_bytes);
-      INFO("warp_volatile, block " << block << ", n = " << n << ", seed " << seed + n << "\n" << run.describe());
-      CHECK(run.has(emu::FindingKind::kRace));
-      CHECK(run.describe().find("shared memory") != std::string::npos);  // in the warp finish's shared slots
+      const std::string found = run.describe();
+      if (run.has(emu::FindingKind::kRace) && found.find("shared memory") != std::string::npos) continue;
+      FAIL_CHECK("warp_volatile (block " << block << ", n = " << n << ", seed " << seed + n << "): this test expects "
+                 "a race in the warp finish, the lanes of a warp reading and writing shared slots with no barrier "
+                 "between them, and found "
+                 << (run.findings.empty() ? "none: every result was right. A race-free finish is correct, but it is "
+                                            "warp_syncwarp's exercise; warp_volatile asks for the classic finish, "
+                                            "with no __syncwarp(), that counts on lock-step."
+                                          : "other findings:\n" + found));
+      return;
     }
-}
-
-// Wrong warp code, written here, that the emulator must catch, each beside the right version that
-// it must pass: a check that found nothing ever, or everything, would pass or fail these alike.
-namespace warp_bugs {
-using Element = Checked<std::int32_t>;
-
-// warp_syncwarp's finish on one warp and 64 elements; without the barrier between a step's reads
-// and its writes, lane t may overwrite slot t before lane t - offset has read it.
-template <bool kReadBarrier>
-__global__ void warp_finish(const Element* input, std::size_t /*n: 64*/, Element* result) {
-  __shared__ Element partial[64];
-  const unsigned lane = threadIdx.x;
-  partial[lane] = input[lane];
-  partial[lane + 32] = input[lane + 32];
-  __syncwarp();
-  Element sum = partial[lane];
-  for (unsigned offset = 32; offset >= 1; offset /= 2) {
-    sum = sum + partial[lane + offset];
-    if constexpr (kReadBarrier) __syncwarp();
-    partial[lane] = sum;
-    __syncwarp();
-  }
-  if (lane == 0) *result = sum;
-}
-
-// The same finish with its barriers inside `if (lane < offset)`: the lanes past the offset never reach them.
-__global__ void warp_barrier_in_branch(const Element* input, std::size_t /*n: 64*/, Element* result) {
-  __shared__ Element partial[64];
-  const unsigned lane = threadIdx.x;
-  partial[lane] = input[lane];
-  partial[lane + 32] = input[lane + 32];
-  __syncwarp();
-  Element sum = partial[lane];
-  for (unsigned offset = 32; offset >= 1; offset /= 2)
-    if (lane < offset) {
-      sum = sum + partial[lane + offset];
-      __syncwarp();
-      partial[lane] = sum;
-      __syncwarp();
-    }
-  if (lane == 0) *result = sum;
-}
-
-// A warp's 32 elements by shuffles down, with a mask and width of the test's choosing.
-template <unsigned kMask, int kWidth>
-__global__ void shuffle_down(const Element* input, std::size_t /*n: 32*/, Element* result) {
-  Element value = input[threadIdx.x];
-  for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_down_sync(kMask, value, offset, kWidth);
-  if (threadIdx.x == 0) *result = value;
-}
-
-// The butterfly: every lane ends with the total.
-__global__ void shuffle_xor(const Element* input, std::size_t /*n: 32*/, Element* result) {
-  Element value = input[threadIdx.x];
-  for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_xor_sync(0xffffffffu, value, offset);
-  if (threadIdx.x == 31) *result = value;
-}
-
-// Only the lower half of the warp shuffles, with a mask that names all 32 lanes.
-__global__ void shuffle_in_branch(const Element* input, std::size_t /*n: 32*/, Element* result) {
-  Element value = input[threadIdx.x];
-  if (threadIdx.x < 16)
-    for (int offset = 16; offset > 0; offset /= 2) value = value + __shfl_down_sync(0xffffffffu, value, offset);
-  if (threadIdx.x == 0) *result = value;
-}
-
-// fastest's one-pass hand-off, one thread a block: the block's result stored, counted done with
-// atomicInc, and the last block adding every block's result. Without the __threadfence() between the
-// store and the count, the last block may count a block done before its result is visible.
-template <bool kFence>
-__global__ void last_block_adds(const Element* input, std::size_t n, Element* block_results, Element* result,
-                                unsigned int* blocks_done) {
-  if (threadIdx.x != 0) return;
-  Element sum(0);
-  for (std::size_t i = blockIdx.x; i < n; i += gridDim.x) sum = sum + input[i];
-  block_results[blockIdx.x] = sum;
-  if constexpr (kFence) __threadfence();
-  if (atomicInc(blocks_done, gridDim.x - 1) != gridDim.x - 1) return;
-  Element total(0);
-  for (unsigned b = 0; b < gridDim.x; ++b) total = total + __ldcg(block_results + b);
-  *result = total;
-}
-}  // namespace warp_bugs
-
-TEST_CASE("the CPU emulator on warp code: __syncwarp, shuffles, fences", "[chapter09][emulator]") {
-  using V = std::int32_t;
-  using emu::FindingKind;
-  const auto seed = reduction::testing::fresh_seed();
-  const auto one_warp = [&](Kernel<V> kernel, std::size_t n) {
-    const auto input = reduction::generate_input<V>(n, seed);
-    return emu::emulate_passes(
-        input, Passes<V>{{1, 32, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}}, {},
-        ch09::shared_bytes);
-  };
-  const auto expect = [](const emu::EmulatedRun<V>& run, const char* bug, FindingKind kind) {
-    INFO(bug << ":\n" << run.describe());
-    CHECK(run.has(kind));
-  };
-  const auto expect_clean = [](const emu::EmulatedRun<V>& run, const char* kernel) {
-    INFO(kernel << ":\n" << run.describe());
-    CHECK(run.findings.empty());
-  };
-  expect_clean(one_warp(&warp_bugs::warp_finish<true>, 64), "the warp finish with both barriers");
-  expect(one_warp(&warp_bugs::warp_finish<false>, 64), "the warp finish without its read barrier", FindingKind::kRace);
-  expect(one_warp(&warp_bugs::warp_barrier_in_branch, 64), "__syncwarp() inside if (t < offset)",
-         FindingKind::kDivergentBarrier);
-  expect_clean(one_warp(&warp_bugs::shuffle_down<0xffffffffu, 32>, 32), "shuffles down over the whole warp");
-  expect_clean(one_warp(&warp_bugs::shuffle_xor, 32), "the xor butterfly");
-  expect(one_warp(&warp_bugs::shuffle_down<0x0000ffffu, 32>, 32), "shuffles with a mask of 16 lanes",
-         FindingKind::kBadWarpMask);
-  expect(one_warp(&warp_bugs::shuffle_down<0xfffffffeu, 32>, 32), "shuffles with a mask that leaves out lane 0",
-         FindingKind::kBadWarpMask);
-  expect(one_warp(&warp_bugs::shuffle_down<0xffffffffu, 16>, 32), "shuffles of width 16 (no lane reads lane 16 on)",
-         FindingKind::kWrongValue);
-  expect(one_warp(&warp_bugs::shuffle_in_branch, 32), "a shuffle that half the warp never reaches",
-         FindingKind::kDivergentBarrier);
-
-  const std::size_t n = 1000;
-  const auto input = reduction::generate_input<V>(n, seed);
-  const auto hand_off = [&](auto kernel) {
-    emu::PassesOptions options;
-    options.partials = 3;
-    return emu::emulate_passes(input,
-                               Passes<V>{{3, 32, 0,
-                                          [kernel](const emu::PassMemory<V>& m) {
-                                            kernel(m.input, m.n, m.partials, m.result, m.blocks_done);
-                                          }}},
-                               options, ch09::shared_bytes);
-  };
-  expect_clean(hand_off(&warp_bugs::last_block_adds<true>), "the last block's hand-off with __threadfence()");
-  const auto unfenced = hand_off(&warp_bugs::last_block_adds<false>);
-  expect(unfenced, "the last block's hand-off without __threadfence()", FindingKind::kRace);
-  CHECK(unfenced.describe().find("__threadfence()") != std::string::npos);  // the finding names the missing fence
 }

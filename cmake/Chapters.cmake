@@ -23,19 +23,34 @@ function(_reduction_label chapter out)  # 05_shared_memory: chapter05
   set(${out} ${label} PARENT_SCOPE)
 endfunction()
 
-# No stale verdicts: the tests build.cpu and build.gpu build what the CPU and the GPU tests run
-# (targets cpu_tests and gpu_tests, cmake/Fuzz.cmake), and every other test of a directory that
-# adds tests here requires one of them (a fixture): when the build fails, none of them runs.
+# No stale verdicts: every test requires (a CTest fixture) a test that builds what it runs; when
+# that build fails, ctest shows its errors and runs none of the tests that need it. A chapter's CPU
+# tests require build.<chapter>, its folder's targets only (`ctest -L chapter08` compiles nothing of
+# 09 and 10, which include 08's kernel); other CPU tests build.cpu, GPU tests build.gpu (targets
+# cpu_tests and gpu_tests, cmake/Fuzz.cmake; build.gpu where the GPU test programs are built).
 function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
+  get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set(cpu_fixture reduction_built_cpu)
+  if(folder MATCHES "^[0-9][0-9]_")
+    get_property(targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+    get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
+    if(NOT REDUCTION_BUILD_GPU_TESTS AND gpu_programs)
+      list(REMOVE_ITEM targets ${gpu_programs})
+    endif()
+    add_test(NAME build.${folder} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${targets})
+    set_tests_properties(build.${folder} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}
+                         RESOURCE_LOCK reduction_build TIMEOUT 3600)
+    set(cpu_fixture reduction_built_${folder})
+  endif()
   foreach(test IN LISTS tests)
     if(NOT test MATCHES "^(build|exercises|summary|zoo[.]generator)[.]")
       get_test_property(${test} LABELS labels)
-      set(kind cpu)
+      set(fixture ${cpu_fixture})
       if("gpu" IN_LIST labels AND REDUCTION_BUILD_GPU_TESTS)
-        set(kind gpu)
+        set(fixture reduction_built_gpu)
       endif()
-      set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED reduction_built_${kind})
+      set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED ${fixture})
     endif()
   endforeach()
 endfunction()

@@ -114,6 +114,15 @@ struct KernelNotes {
   std::function<void(std::ostream&, std::size_t tree_steps)> after_memory;
 };
 
+// The pattern a chapter asks for, which the figures of its tests are about (block_testing.hpp holds
+// a kernel to it): thread t adds into element owner_factor * t, and the strides double from 1 or
+// halve from the block size.
+struct Pattern {
+  const char* chapter;
+  unsigned owner_factor;
+  bool strides_double;
+};
+
 struct Access;  // one load or store of one element by one thread (block_events.hpp)
 
 // Prints the analysis of the chapter's kernel run on `row0` on the CPU emulator into the report

@@ -14,17 +14,62 @@
 #include "block_events.hpp"
 #include "block_model.hpp"
 #include "block_trace.hpp"
+#include "emulated.hpp"
 #include "single_block.hpp"
 #include "common/testing/testing.hpp"
 
 namespace reduction::single_block::testing {
 
-// A chapter's kernel run on one row of int input (the values do not change the counts): its
-// accesses. Each chapter's test passes a function that runs it on the CPU emulator and checks
-// that the run had no finding.
-using AccessesOf = std::vector<Access> (*)(const std::vector<std::int32_t>&);
+// How the steps of a kernel on n elements differ from `pattern`, in words; empty if they do not.
+inline std::string pattern_difference(const Steps& steps, std::size_t n, const Pattern& pattern) {
+  std::vector<unsigned> strides, expected;
+  for (const Step& step : steps.tree)
+    if (step.stride) strides.push_back(step.stride);
+  for (unsigned s = pattern.strides_double ? 1 : n > 1 ? threads_for(n) : 0; s >= 1 && s < n;
+       s = pattern.strides_double ? 2 * s : s / 2)
+    expected.push_back(s);
+  auto list = [](const std::vector<unsigned>& v) {
+    std::string text;
+    for (unsigned s : v) text += (text.empty() ? "" : ", ") + std::to_string(s);
+    return text;
+  };
+  if (strides != expected)
+    return (!strides.empty() && !expected.empty() && strides[0] != expected[0]
+                ? "the stride starts at " + std::to_string(strides[0]) + ", not at " +
+                      (pattern.strides_double ? "1" : "the block size " + std::to_string(expected[0])) + ": "
+                : "") +
+           "the strides are " + list(strides) + ", not " + list(expected);
+  for (const Step& step : steps.tree)
+    for (const Operation& o : step.operations)
+      if (o.index != pattern.owner_factor * o.thread)
+        return "in the step of stride " + std::to_string(step.stride) + ", thread " + std::to_string(o.thread) +
+               " adds into element " + std::to_string(o.index) + ", not into the one it owns, " +
+               std::to_string(pattern.owner_factor * o.thread);
+  return "";
+}
 
-// The counts of the kernel's run on n elements of element_bytes each.
+// The chapter's kernel run on x on the CPU emulator: its accesses. A finding fails the test, and so
+// does a right kernel that does not follow `pattern` (if given): once a test case, in a sentence that
+// says it is right, before the figures that then differ.
+template <typename T>
+std::vector<Access> emulated(const std::vector<T>& x, const Pattern* pattern = nullptr) {
+  std::string findings;
+  std::vector<Access> accesses = emulator::emulate_accesses(x, &findings);
+  if (!findings.empty()) FAIL("n = " << x.size() << ": the kernel's emulated run found\n" << findings);
+  static std::string told;  // the test case already told
+  const std::string test = Catch::getResultCapture().getCurrentTestName();
+  if (const std::string differs = pattern ? pattern_difference(steps_of(accesses), x.size(), *pattern) : "";
+      !differs.empty() && told != test) {
+    told = test;
+    FAIL_CHECK(pattern->chapter << "'s kernel gave the right sum at n = " << x.size() << " with no finding on the "
+               "CPU emulator, but not in the pattern the chapter asks for, which these figures are about: "
+               << differs << ". Such a kernel is correct and fails the exercise (the chapter's README, \"Run it\").");
+  }
+  return accesses;
+}
+
+// The counts of the kernel's run on n elements of element_bytes each (the values do not change them).
+using AccessesOf = std::vector<Access> (*)(const std::vector<std::int32_t>&);
 inline BlockCounts counts_of(AccessesOf accesses_of, std::size_t n, std::size_t element_bytes) {
   return count(steps_of(accesses_of(std::vector<std::int32_t>(n))), n, threads_for(n), element_bytes);
 }

@@ -1,12 +1,16 @@
 // The emulator's machinery (see emulator.hpp): fibers, schedules, and the checks of every access.
 #include "emulator/emulator.hpp"
 
+#include <cxxabi.h>
+#include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <new>
 #include <tuple>
 #include <stdexcept>
@@ -29,10 +33,6 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-
-// The program's image, from its first byte to the end of its static data (GNU ld defines both):
-// under the shim a __shared__ array is a static variable, so it lies in there.
-extern "C" char __executable_start[], _end[];
 
 namespace reduction::emulator {
 
@@ -176,6 +176,53 @@ std::pair<std::uintptr_t, std::uintptr_t> thread_local_block() {
   return range;
 }
 
+// The program's block-scope thread_local objects (mangled names beginning _ZZ), by offset in its
+// TLS block: under the shim, the kernels' __shared__ arrays. From the program's symbol table, once;
+// empty where it has none (stripped), and then no access inside the TLS block is checked.
+struct SharedArray {
+  std::uintptr_t offset, size;
+  std::string name;
+};
+const std::vector<SharedArray>& shared_arrays() {
+  static const std::vector<SharedArray> arrays = [] {
+    std::vector<SharedArray> found;
+    std::ifstream file("/proc/self/exe", std::ios::binary);
+    const auto read = [&](std::uint64_t at, void* to, std::size_t bytes) {
+      return bool(file.seekg(std::streamoff(at)).read(static_cast<char*>(to), std::streamsize(bytes)));
+    };
+    Elf64_Ehdr header{};
+    if (!read(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+        header.e_ident[EI_CLASS] != ELFCLASS64)
+      return found;
+    std::vector<Elf64_Shdr> sections(header.e_shnum);
+    if (!read(header.e_shoff, sections.data(), sections.size() * sizeof(Elf64_Shdr))) return found;
+    for (const Elf64_Shdr& table : sections) {
+      if (table.sh_type != SHT_SYMTAB || table.sh_link >= sections.size()) continue;
+      std::vector<Elf64_Sym> symbols(table.sh_size / sizeof(Elf64_Sym));
+      std::string names(sections[table.sh_link].sh_size, '\0');
+      if (!read(table.sh_offset, symbols.data(), symbols.size() * sizeof(Elf64_Sym)) ||
+          !read(sections[table.sh_link].sh_offset, names.data(), names.size()))
+        return found;
+      for (const Elf64_Sym& symbol : symbols)
+        if (ELF64_ST_TYPE(symbol.st_info) == STT_TLS && symbol.st_name < names.size() &&
+            names.compare(symbol.st_name, 3, "_ZZ") == 0)
+          found.push_back({symbol.st_value, symbol.st_size, names.c_str() + symbol.st_name});
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    return found;
+  }();
+  return arrays;
+}
+
+// The shared array at `offset` in the TLS block (inside: true), or else the last one before it.
+const SharedArray* shared_array_near(std::uintptr_t offset, bool& inside) {
+  const auto& arrays = shared_arrays();
+  auto it = std::upper_bound(arrays.begin(), arrays.end(), offset,
+                             [](std::uintptr_t o, const SharedArray& a) { return o < a.offset; });
+  inside = it != arrays.begin() && offset < std::prev(it)->offset + std::prev(it)->size;
+  return it == arrays.begin() ? nullptr : &*std::prev(it);
+}
+
 // A finding as it happened, put in words at the end of the run.
 struct Event {
   int thread = -1, other = -1;  // other: the second thread of a race, or block if other_is_block
@@ -272,6 +319,7 @@ class Machine {
   std::vector<unsigned> order() const;
   void record(FindingKind kind, const Event& event);
   std::string where(std::uintptr_t address, unsigned block) const;
+  bool in_shared_memory(std::uintptr_t address) const;
   void report();
 
   unsigned threads_, blocks_;
@@ -711,12 +759,9 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
     return;
   }
-  if (shared && (address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
-                 address >= reinterpret_cast<std::uintptr_t>(_end)) &&
-      (address < tls_begin_ || address >= tls_end_)) {
-    // Neither a buffer, nor its guards, nor shared memory: the access would land in memory the
-    // emulator itself lives in (past the end of a __shared__ array smaller than the block, say).
-    // It must not happen, so the thread stops here, and with it the run.
+  if (shared && !in_shared_memory(address)) {
+    // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say): the
+    // access would land in the emulator's own memory or another array. The thread stops, and the run.
     record(FindingKind::kOutOfBounds, event);
     stop_thread();
   }
@@ -850,6 +895,16 @@ void Machine::load_bytes(const void* where_ptr, std::size_t size) {
   access(false, where_ptr, where_ptr, size, 0);
 }
 
+// Whether an address that no buffer holds is shared memory: the launch's dynamic shared memory, or
+// inside a __shared__ array (a thread_local under the shim, in the program's TLS block).
+bool Machine::in_shared_memory(std::uintptr_t address) const {
+  if (address - reinterpret_cast<std::uintptr_t>(dynamic_.begin) < dynamic_.capacity) return true;
+  if (address < tls_begin_ || address >= tls_end_) return false;
+  bool inside = true;
+  if (!shared_arrays().empty()) shared_array_near(address - tls_begin_, inside);
+  return inside;
+}
+
 // An element, as the kernel names it: data[i] counted from the start of the block's own row.
 std::string Machine::where(std::uintptr_t address, unsigned block) const {
   for (const Buffer& buffer : buffers_) {
@@ -872,12 +927,26 @@ std::string Machine::where(std::uintptr_t address, unsigned block) const {
   if (address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity)
     return "byte " + std::to_string(address - dynamic_begin) + " of dynamic shared memory (extern __shared__), of " +
            std::to_string(dynamic_.bytes) + " the launch gave";
-  if ((address < reinterpret_cast<std::uintptr_t>(__executable_start) ||
-       address >= reinterpret_cast<std::uintptr_t>(_end)) &&
-      (address < tls_begin_ || address >= tls_end_))
-    return "an address in no buffer and outside every shared array: past the end of an array? (a __shared__ "
-           "array declared smaller than the block of " + std::to_string(threads_) +
-           " threads, say; the run stops here)";
+  const std::string smaller = "a __shared__ array declared smaller than the block of " + std::to_string(threads_) +
+                              " threads? (the run stops here)";
+  bool inside = true;
+  const SharedArray* array = address >= tls_begin_ && address < tls_end_ + 65536  // or just past the block's end
+                                 ? shared_array_near(address - tls_begin_, inside) : nullptr;
+  if (array && !inside) {  // "partial[256] of ch05::shared_memory_kernel<Checked<int> >, ..."
+    char* demangled = abi::__cxa_demangle(array->name.c_str(), nullptr, nullptr, nullptr);
+    const std::string name = demangled ? demangled : array->name;
+    std::free(demangled);
+    std::size_t end = 0;  // the function's name ends at its parameters' `(`, outside any template argument
+    for (int depth = 0; end < name.size() && (name[end] != '(' || depth > 0); ++end)
+      depth += name[end] == '<' ? 1 : name[end] == '>' ? -1 : 0;
+    std::string function = name.substr(0, end);
+    for (std::size_t at; (at = function.find("reduction::emulator::")) != std::string::npos;) function.erase(at, 21);
+    const std::size_t element = buffers_[0].element_size;
+    return name.substr(name.rfind("::") + 2) + "[" +
+           std::to_string((address - tls_begin_ - array->offset) / element) + "] of " + function +
+           ", past its end (" + std::to_string(array->size / element) + " elements): " + smaller;
+  }
+  if (!in_shared_memory(address)) return "an address in no buffer and outside every shared array: " + smaller;
   return "shared element " + std::to_string((address - lowest_shared_) / buffers_[0].element_size) +
          " (counted from the lowest shared element touched)";
 }

@@ -7,24 +7,9 @@
 // the threads in an order it chooses; a whole run of the kernel is repeated under several orders
 // (schedules), each on a fresh copy of the input. The kernel is instantiated with Checked<V>, an
 // element that reports each of its loads and stores (as reduction::Traced does on the GPU), and the
-// emulator checks every access as it happens:
-//  - a race: between two barriers (a "step"), an element written by one thread and read or written
-//    by another. On a GPU the order of those two accesses is not defined; here it is a finding in
-//    every schedule, whatever values the schedule happens to produce;
-//  - out of bounds: an element past either end of its row of the input or of the result (guard
-//    elements surround each buffer, so a stray read reads a poison value instead of crashing);
-//  - a read of shared memory that no thread of the block has written yet (it reads a poison value);
-//  - a __syncthreads() that not every thread reaches: some threads wait at a barrier while others
-//    have returned, or wait at another one. On a GPU that hangs or silently does not wait; here the
-//    run stops and says where;
-//  - the result: never written, or not the sum of the row (exact for integers, within the error
-//    bound of common/reference.hpp for floating point), or different from the first schedule's.
-//
-// It also records: record_accesses() runs one row in the in-order schedule and returns every load
-// and store in the form that traced.cuh's record() gives on the GPU (single_block::Access, with
-// values and dependency levels), with that run's findings. The programs of chapters 03 to 05 draw
-// their analysis from it, so what they print comes from the kernel the student wrote, with or
-// without a GPU; the GPU tests hold it against the recording made on the GPU.
+// emulator checks every access as it happens (README.md beside this file lists what it finds).
+// record_accesses() returns every load and store of one in-order run of one row, as traced.cuh's
+// record() gives them on the GPU: the analysis of chapters 03 to 05 is drawn from it.
 //
 // Use: include this header after every other header and just before the kernel headers: it ends
 // with a shim that turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...)
@@ -38,12 +23,9 @@
 //   auto one = reduction::emulator::record_accesses(&ch04::convergent_kernel<Checked<int>>, row, threads);
 //   one.accesses: what each thread loaded and stored; one.findings: empty if the run was right.
 //
-// Grids (chapters 06 and 07): emulate_grid() launches <<<blocks, threads, shared_bytes>>> on one
-// input with one result, the blocks one after another (a legal order on a GPU: no block may wait
-// for another), first to last and last to first. Global elements that two blocks touch must be
-// touched by atomics only, or only read: anything else is a race, whichever steps the two accesses
-// fall in. `extern __shared__` arrays are the `shared_bytes` bytes the launch names, unwritten at
-// each block's start; atomicAdd is one read-add-write that no other thread can come between.
+// Grids (chapters 06 and 07): emulate_grid() runs the blocks one after another, first to last and
+// last to first (no block may wait for another); two blocks may share a global element only by
+// reading it or by atomics. `extern __shared__` memory is unwritten at each block's start.
 //
 // Warps and launches (chapters 08 and 09): emulate_passes() runs the launches a chapter's launcher
 // makes (a first pass over the input, a second over the block partials; or one pass), one after
@@ -686,10 +668,14 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 // The memory of a kernel's `extern __shared__ unsigned char shared_bytes[]`: a block-scope extern
 // declaration names a variable of the enclosing namespace, so the CPU test of the chapter defines
 // it there, `REDUCTION_EMULATOR_DYNAMIC_SHARED(ch06)`, and hands it to emulate_grid(). 48 KiB: what
-// a block may have without opting in on a GPU.
-#define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns) \
-  namespace ns {                                \
-  alignas(16) thread_local unsigned char shared_bytes[48 * 1024]; \
+// a block may have without opting in on a GPU. With a guard either side (in whichever order the
+// compiler lays them out, one comes first), so that a __shared__ array's overflow never runs on
+// into it unseen.
+#define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns)                       \
+  namespace ns {                                                    \
+  thread_local unsigned char shared_bytes_guard_before[16];         \
+  alignas(16) thread_local unsigned char shared_bytes[48 * 1024];   \
+  thread_local unsigned char shared_bytes_guard_after[16];          \
   }
 
 // The shim: the CUDA that the kernels of chapters 03 to 07 use, as host C++ for the emulator.

@@ -22,12 +22,14 @@ namespace reduction::emulator::testing {
 template <typename V>
 std::string verdict(const std::string& what, const EmulatedRun<V>& run) {
   if (run.findings.empty()) return "";
-  bool wrong_result = false;
+  bool wrong_result = false, stopped = false;
   for (const Finding& f : run.findings)
-    wrong_result = wrong_result || f.kind == FindingKind::kWrongValue || f.kind == FindingKind::kResultNotWritten ||
-                   f.kind == FindingKind::kEndlessLoop || f.kind == FindingKind::kDivergentBarrier;
-  std::string text = what + (wrong_result ? ": WRONG RESULT. " : ": every result was right, but the run found a hazard"
-                                                                 " that a GPU may turn into a wrong result. ");
+    wrong_result = wrong_result || f.kind == FindingKind::kWrongValue || f.kind == FindingKind::kResultNotWritten;
+  for (const auto& results : run.results) stopped = stopped || results.empty();
+  std::string text = what + (wrong_result ? ": WRONG RESULT. "
+                             : stopped    ? ": NO RESULT: the run stopped at what it found. "
+                                          : ": every result was right, but the run found a hazard that a GPU may turn "
+                                            "into a wrong result. ");
   // One sentence a kind of finding, the wrong result first, and in how many thread orders it came.
   std::vector<FindingKind> kinds;
   for (FindingKind first : {FindingKind::kWrongValue, FindingKind::kResultNotWritten, FindingKind::kEndlessLoop})

@@ -215,8 +215,8 @@ TEST_CASE("the emulator: a store past a shared array's end stops the run with a 
   INFO(run.describe());
   REQUIRE(!run.findings.empty());
   CHECK(run.findings[0].kind == FindingKind::kOutOfBounds);
-  CHECK(run.findings[0].message.find("a __shared__ array declared smaller than the block of 1024 threads") !=
-        std::string::npos);
+  CHECK(run.findings[0].message.find("partial[8] of kernels::small_shared, past its end (8 elements): a __shared__ "
+                                     "array declared smaller than the block of 1024 threads?") != std::string::npos);
 }
 #endif
 

@@ -53,15 +53,16 @@ function(reduction_add_zoo header)
     endif()
   endforeach()
   set(gpu_tests ${detectors})  # those of the zoo program
-  list(FILTER gpu_tests EXCLUDE REGEX ":(emulator|delayed_warps)")
+  list(FILTER gpu_tests EXCLUDE REGEX ":(emulator|pattern|delayed_warps)")
 
   if("${detectors}" MATCHES ":delayed_warps")
     _reduction_zoo_program(${chapter}_zoo_tests gpu ${_reduction_zoo_dir}/zoo_delayed_warps.cu)
     target_link_libraries(${chapter}_zoo_tests PRIVATE reduction_test_gpu)
     reduction_add_gpu_test(${chapter}.zoo_delayed_warps LABELS ${label} gpu zoo COMMAND ${chapter}_zoo_tests)
   endif()
-  if("${detectors}" MATCHES ":emulator")
+  if("${detectors}" MATCHES ":(emulator|pattern)")  # pattern: the emulator finds nothing, the chapter's pattern check a difference
     _reduction_zoo_program(${chapter}_zoo_cpu_tests cpu ${_reduction_zoo_dir}/zoo_emulated.cpp)
+    target_include_directories(${chapter}_zoo_cpu_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})  # analysis.hpp
     target_link_libraries(${chapter}_zoo_cpu_tests PRIVATE reduction_test_cpu reduction_emulator)
     target_compile_definitions(${chapter}_zoo_cpu_tests PRIVATE $<$<BOOL:${ARG_GRID}>:REDUCTION_ZOO_GRID>
                                                                 $<$<BOOL:${ARG_PASSES}>:REDUCTION_ZOO_PASSES>)

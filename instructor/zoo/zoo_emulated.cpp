@@ -1,6 +1,8 @@
 // CPU test of a chapter's bug zoo (Zoo.cmake compiles it once per chapter, against the chapter's
 // generated zoo_list.hpp): every bug whose `caught:` names the emulator is caught, with the findings
-// named there, and the solution, launched the same way, has none. -s shows the findings. The launch:
+// named there, and the solution, launched the same way, has none; a `pattern` bug (03-05) the
+// emulator passes, and the chapter's pattern check (block_testing.hpp) tells it apart from the
+// solution. -s shows the findings. The launch:
 //   one block (03-05)              n = 1000: not a power of two, so the guards matter, and 16 warps
 //   REDUCTION_ZOO_GRID (06, 07)    n = 1000 in blocks of 64 threads: not a multiple of a block's
 //                                  segment, so the guards matter, and a barrier between two warps
@@ -14,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#if !defined(REDUCTION_ZOO_GRID) && !defined(REDUCTION_ZOO_PASSES)
+#include "analysis.hpp"  // the chapter's pattern
+#include "emulator/block_testing.hpp"
+#endif
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 
 #if defined(REDUCTION_ZOO_GRID) || defined(REDUCTION_ZOO_PASSES)
@@ -138,6 +144,14 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should
   options.partials = std::size_t(grid);
 #elif !defined(REDUCTION_ZOO_GRID)
   emu::testing::check_solution<V>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<V>), kN, 1, seed);
+  const auto difference = [&](Kernel kernel) {  // how the kernel's steps differ from the chapter's pattern
+    const auto run = emu::record_accesses(kernel, input, reduction::single_block::threads_for(kN));
+    INFO(emu::findings_text(run.findings));
+    CHECK(run.findings.empty());
+    namespace sb = reduction::single_block;
+    return sb::testing::pattern_difference(sb::steps_of(run.accesses), kN, REDUCTION_ZOO_NAMESPACE::kPattern);
+  };
+  CHECK(difference(&REDUCTION_ZOO_SOLUTION(Checked<V>)).empty());
 #endif
   int caught = 0;
   for (const Bug& bug : kBugs) {
@@ -162,6 +176,13 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should
                  emu::emulate_grid(bug.kernel, input, unsigned(bug.blocks), kThreads, kThreads * sizeof(Checked<V>), 0,
                                    *bug.shared));
 #else
+    if (bug.detectors == "pattern") {
+      const std::string differs = difference(bug.kernel);
+      CHECK_FALSE(differs.empty());
+      std::cout << REDUCTION_ZOO_CHAPTER << " zoo, " << bug.name << " at n = " << kN << ": " << differs << "\n";
+      ++caught;
+      continue;
+    }
     if (!emu::testing::names_emulator(bug.detectors)) continue;
     emu::testing::check_bug_caught<V>(REDUCTION_ZOO_CHAPTER, bug.name, bug.detectors, bug.kernel, kN, seed);
 #endif
