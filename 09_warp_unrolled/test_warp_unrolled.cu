@@ -34,7 +34,7 @@ using Registry = std::vector<Variant<MultiBlockLaunch<T>>>;
 template <typename T, typename Launch>
 T run_once(Launch&& launch, T answer = T(0)) {
   DeviceBuffer<T> result(1);
-  result.poison(answer);
+  result.poison_unlike(answer);
   launch(result.data());
   CUDA_CHECK(cudaDeviceSynchronize());
   return result.download_one();
@@ -132,7 +132,7 @@ TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[
 // Max and min on inputs with a NaN first, in the middle, last or everywhere, -0 beside +0, infinities
 // (testing::special_inputs), at sizes that take each path of fastest (one block; a cluster on Hopper;
 // the grid; the tiles): each variant gives the operator's answer, bits included, on both runs.
-TEMPLATE_TEST_CASE("shuffle, fastest and cub on NaN, -0 and +0, infinities", "[chapter09]", float, double) {
+TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub on NaN, -0 and +0, infinities", "[chapter09]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);

@@ -87,12 +87,14 @@ template <typename T> class DeviceBuffer {
     CUDA_CHECK(cudaMemcpy(&v, ptr_ + index, sizeof(T), cudaMemcpyDeviceToHost));
     return v;
   }
-  // Fills every byte with 0xFF: -1 for int, NaN for float and double; with 0x7F where that is the
-  // `answer` (a max of NaNs, say). A kernel that forgets to write its output then fails the check
-  // instead of passing on a leftover right answer.
-  void poison(T answer = T(0)) {
-    const bool all_ones = answer != answer || answer == T(-1);
-    if (count_) CUDA_CHECK(cudaMemset(ptr_, all_ones ? 0x7F : 0xFF, count_ * sizeof(T)));
+  // Fills every byte with 0xFF: -1 for int, NaN for float and double; poison_unlike, with 0x7F where
+  // that is the `answer` (a max of NaNs, say). A kernel that forgets to write its output then fails
+  // the check instead of passing on a leftover right answer.
+  void poison() {
+    if (count_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, count_ * sizeof(T)));
+  }
+  void poison_unlike(T answer) {
+    if (count_) CUDA_CHECK(cudaMemset(ptr_, answer != answer || answer == T(-1) ? 0x7F : 0xFF, count_ * sizeof(T)));
   }
 
  private:
@@ -137,7 +139,7 @@ RunResult run_reduction(const std::string& kernel, const std::function<void(cuda
                         double bytes, const std::function<void()>& prepare = {}, std::size_t depth = 0) {
   RunResult run;
   run.kernel = kernel;
-  result.poison(ref.value);
+  result.poison_unlike(ref.value);
   if (prepare) prepare();
   launch(0);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -146,7 +148,7 @@ RunResult run_reduction(const std::string& kernel, const std::function<void(cuda
   T lowest = first, highest = first;
   TimingStats t = time_gpu(options.warmup, options.reps, launch,
                            [&] {
-                             result.poison(ref.value);
+                             result.poison_unlike(ref.value);
                              if (prepare) prepare();
                            },
                            [&] {
