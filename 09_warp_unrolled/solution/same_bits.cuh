@@ -120,18 +120,18 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
     }
     ++adds;
   };
-  // A grid-stride loop over 16-byte vectors, four loads in flight, and the odd elements at either end.
-  using Vector = typename Lanes<T, true>::Vector;
-  constexpr int kCount = Lanes<T, true>::count;
-  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(input) % sizeof(Vector) / sizeof(T);
-  const std::size_t to_boundary = misaligned ? kCount - misaligned : 0, head = to_boundary < n ? to_boundary : n;
+  // The input as fastest's kernels split it: the elements before the first 16-byte boundary, whole
+  // vectors (a grid-stride loop, four loads in flight), the elements after the last whole vector.
+  constexpr int kCount = 16 / sizeof(T);
+  const std::size_t offset = reinterpret_cast<std::uintptr_t>(input) / sizeof(T) % kCount;
+  const std::size_t head = offset == 0 ? 0 : kCount - offset < n ? kCount - offset : n;
   const std::size_t vectors = (n - head) / kCount, tail = head + vectors * kCount;
-  const Vector* vector = reinterpret_cast<const Vector*>(input + head);
-  const std::size_t g = std::size_t(blockIdx.x) * kThreads + threadIdx.x, stride = std::size_t(gridDim.x) * kThreads;
-  if (g < head) add(input[g]);
-  if (g < n - tail) add(input[tail + g]);
-  for (std::size_t i = g; i < vectors; i += 4 * stride) {
-    Vector v[4];
+  const auto* vector = reinterpret_cast<const typename Lanes<T, true>::Vector*>(input + head);
+  const std::size_t first = std::size_t(blockIdx.x) * kThreads + threadIdx.x, stride = std::size_t(gridDim.x) * kThreads;
+  if (first < head) add(input[first]);
+  if (first < n - tail) add(input[tail + first]);
+  for (std::size_t i = first; i < vectors; i += 4 * stride) {
+    typename Lanes<T, true>::Vector v[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k)
       if (i + k * stride < vectors) v[k] = load_vector<T>(vector + i + k * stride);
