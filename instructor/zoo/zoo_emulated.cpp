@@ -167,9 +167,10 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should
         emu::emulate_passes(input, launched, options, *bug.bug_shared));
 #elif defined(REDUCTION_ZOO_GRID)
     if (!emu::testing::names_emulator(bug.detectors)) continue;
-    // The solution on the same launch first (no bug of the zoo edits the block count).
+    // The solution on the same launch first (no bug of the zoo edits the block count), in its own
+    // namespace's `extern __shared__` memory: another's is, to the emulator, no memory of this kernel.
     emu::testing::check_grid_solution<V>(REDUCTION_ZOO_CHAPTER, &REDUCTION_ZOO_SOLUTION(Checked<V>), kN, bug.blocks,
-                                         kThreads, 0, *bug.shared, seed);
+                                         kThreads, 0, REDUCTION_ZOO_NAMESPACE::shared_bytes, seed);
     check_caught(bug.name, bug.detectors,
                  "n = " + std::to_string(kN) + ", " + std::to_string(bug.blocks) + " blocks of " +
                      std::to_string(kThreads) + " threads, seed " + std::to_string(seed),
