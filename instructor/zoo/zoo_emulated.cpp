@@ -155,6 +155,11 @@ TEST_CASE(REDUCTION_ZOO_CHAPTER "'s zoo on the CPU emulator: every bug it should
 #endif
   int caught = 0;
   for (const Bug& bug : kBugs) {
+#if defined(__SANITIZE_ADDRESS__)
+    // An index past a declared array is undefined behaviour, at which the sanitizers' build stops
+    // by design (as in emulator/test_emulator.cpp): the fixed_shared_* bugs run in the other builds.
+    if (std::string(bug.name).rfind("fixed_shared", 0) == 0) continue;
+#endif
 #if defined(REDUCTION_ZOO_PASSES)
     // The solution first: findings there would make the bug's meaningless.
     emu::testing::check_passes_solution<V>(
