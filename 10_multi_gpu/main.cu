@@ -1,7 +1,7 @@
 // Chapter 10 program: the sum of an array split over G GPUs. Each GPU reduces its shard with
 // chapter 09's fastest, step 2 adds the G partials; then, for contrast, the all-reduce of whole
 // vectors that data-parallel training does.
-//   10_multi_gpu [--gpus G] [--combine auto|peer|nccl] [--launch graph|threads|loop] [chapter options]
+//   10_multi_gpu [--gpus G] [--combine auto|peer|nccl] [--launch gated|graph|threads|loop] [chapter options]
 //   mpirun -np G 10_multi_gpu_mpi [the same]   (one process per GPU: processes_mpi.cpp, where MPI is found)
 #include <algorithm>
 #include <atomic>
@@ -26,7 +26,7 @@ using namespace ch10;
 struct Settings {
   int gpus_asked = 0;                // --gpus; 0: every visible GPU (or every rank, under mpirun)
   std::size_t vector_max = 1 << 30;  // --vector-max, bytes
-  std::string combine = "auto", launch = "graph";
+  std::string combine = "auto", launch = "gated";
 };
 
 // The common options into `options`, the chapter's into `settings`. Returns the status to exit
@@ -38,8 +38,9 @@ std::optional<int> parse_options(const ChapterInfo& info, Options& options, Sett
   cli.add_option("--gpus", gpus_text, "GPUs to split the array over: all or a number; under mpirun, -np");
   cli.add_option("--combine", settings.combine, "step 2: peer, nccl, or auto (peer where every GPU reaches "
                  "every other's memory)", {"auto", "peer", "nccl"});
-  cli.add_option("--launch", settings.launch, "how a process issues its GPUs' work: one CUDA graph, a "
-                 "thread per GPU, or a loop", {"graph", "threads", "loop"});
+  cli.add_option("--launch", settings.launch, "how a process issues its GPUs' work: one CUDA graph, "
+                 "queued behind a gate the host opens once every GPU has it (gated) or not (graph); a "
+                 "thread per GPU; or a loop", {"gated", "graph", "threads", "loop"});
   cli.add_option("--vector-max", vector_max_text, "largest vector of the all-reduce sweep, in bytes (0: none)");
   cli.add_check([&]() -> std::optional<std::string> {
     if (gpus_text == "all") return std::nullopt;
@@ -142,15 +143,44 @@ void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
   }
 }
 
+// --launch gated: a GPU's sum waits behind this kernel until the host opens the gate, one word of
+// pinned host memory that every GPU reads over PCIe. The host opens it once every GPU has its work,
+// so the GPUs start together however long the host took to issue it (nvbench times a kernel behind
+// a blocking kernel for the same reason). With UVA the word's host address is its device address.
+__global__ void wait_at_gate(const unsigned* gate) {
+  while (*static_cast<const volatile unsigned*>(gate) == 0) {
+  }
+}
+class Gate {
+ public:
+  Gate() {
+    void* word = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&word, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+    word_ = static_cast<volatile unsigned*>(word);
+    open();
+  }
+  ~Gate() { cudaFreeHost(const_cast<unsigned*>(word_)); }
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  const unsigned* word() const { return const_cast<const unsigned*>(word_); }
+  void close() { *word_ = 0; }
+  void open() { *word_ = 1; }
+
+ private:
+  volatile unsigned* word_ = nullptr;
+};
+
 // GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes
 // nothing fails its check), step 1 between its start and reduced events, then step 2 and its stop:
 // the peer combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture,
 // flags is cudaEventRecordExternal: each event a node of the graph, recorded at every launch.
+// With a gate, the GPU waits at it before its start event.
 template <typename T>
-void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags) {
+void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const unsigned* gate = nullptr) {
   CUDA_CHECK(cudaSetDevice(g.device));
   CUDA_CHECK(cudaMemsetAsync(g.partial.data(), 0xFF, sizeof(T), g.stream));
   CUDA_CHECK(cudaMemsetAsync(g.total.data(), 0xFF, sizeof(T), g.stream));
+  if (gate) wait_at_gate<<<1, 1, 0, g.stream>>>(gate);
   CUDA_CHECK(cudaEventRecordWithFlags(g.start.get(), g.stream, flags));
   launch_shard_partial(g.input.data(), g.shard.count, g.partial.data(), g.scratch, g.stream);
   CUDA_CHECK(cudaEventRecordWithFlags(g.reduced.get(), g.stream, flags));
@@ -164,9 +194,9 @@ void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags) {
 // several GPUs makes NCCL's G calls between ncclGroupStart and ncclGroupEnd, which launches them
 // together: alone, the first call could wait for GPUs the thread has not reached yet.
 template <typename T>
-void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags) {
+void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags, const unsigned* gate = nullptr) {
   const bool grouped = !peer && gpus.size() > 1;
-  for (auto& g : gpus) issue_steps(*g, peer, !grouped, flags);
+  for (auto& g : gpus) issue_steps(*g, peer, !grouped, flags, gate);
   if (!grouped) return;
   NCCL_CHECK(ncclGroupStart());
   for (auto& g : gpus) launch_combine(g->partial.data(), g->total.data(), 1, g->comm, g->stream);
@@ -196,7 +226,7 @@ Graph capture(cudaStream_t stream, Issue&& issue) {
 // One sum in one graph over this process's GPUs: the other GPUs' streams fork from the first's
 // through an event, and join it again at the end.
 template <typename T>
-Graph capture_sum(const Gpus<T>& gpus, bool peer) {
+Graph capture_sum(const Gpus<T>& gpus, bool peer, const unsigned* gate) {
   Gpu<T>& first = *gpus.front();
   CUDA_CHECK(cudaSetDevice(first.device));
   return capture(first.stream, [&] {
@@ -205,7 +235,7 @@ Graph capture_sum(const Gpus<T>& gpus, bool peer) {
       CUDA_CHECK(cudaSetDevice(g->device));
       if (g != gpus.front()) CUDA_CHECK(cudaStreamWaitEvent(g->stream, first.mark.get()));
     }
-    issue_sum(gpus, peer, cudaEventRecordExternal);
+    issue_sum(gpus, peer, cudaEventRecordExternal, gate);
     for (auto& g : gpus) {
       if (g == gpus.front()) continue;
       CUDA_CHECK(cudaSetDevice(g->device));
@@ -222,11 +252,12 @@ template <typename T>
 AloneRun time_alone(Gpu<T>& g, const Settings& settings, const Reference<T>& shard_ref, long double tol,
                     const Options& options) {
   CUDA_CHECK(cudaSetDevice(g.device));
-  const unsigned flags = settings.launch == "graph" ? cudaEventRecordExternal : cudaEventRecordDefault;
+  const bool graphed = settings.launch == "graph" || settings.launch == "gated";
+  const unsigned flags = graphed ? cudaEventRecordExternal : cudaEventRecordDefault;
   issue_steps(g, false, false, cudaEventRecordDefault);  // sets up fastest's scratch, which a capture may not
   CUDA_CHECK(cudaStreamSynchronize(g.stream));
   Graph graph(nullptr, cudaGraphExecDestroy);
-  if (settings.launch == "graph") graph = capture(g.stream, [&] { issue_steps(g, false, false, flags); });
+  if (graphed) graph = capture(g.stream, [&] { issue_steps(g, false, false, flags); });
   std::vector<double> times;
   bool correct = true;
   for (int i = -std::max(1, options.warmup); i < options.reps; ++i) {
@@ -252,8 +283,12 @@ struct SumRun {
 
 template <typename T>
 SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExec_t graph, bool peer,
-                     const Reference<T>& ref, long double tol) {
+                     const Reference<T>& ref, long double tol, Gate* gate, const Processes& processes) {
   SumRun run;
+  struct Opener {  // a gate left shut would hold its GPUs, and every cudaFree after, for ever
+    Gate* gate;
+    ~Opener() { if (gate) gate->open(); }
+  } opener{gate};
   if (settings.launch == "threads" && !graph) {  // a thread per GPU, each with its own NCCL call
     std::atomic<int> ready{0};
     std::vector<double> began(gpus.size()), ended(gpus.size());
@@ -278,11 +313,14 @@ SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExe
     run.began_us = *std::min_element(began.begin(), began.end());
     run.ended_us = *std::max_element(ended.begin(), ended.end());
   } else {
+    if (gate) gate->close();
     run.began_us = now_us();
     if (graph) CUDA_CHECK(cudaSetDevice(gpus.front()->device));
     if (graph) CUDA_CHECK(cudaGraphLaunch(graph, gpus.front()->stream));
     else issue_sum(gpus, peer, cudaEventRecordDefault);
     run.ended_us = now_us();
+    if (gate) processes.barrier();  // under mpirun, every process's GPUs queued before any gate opens
+    if (gate) gate->open();
   }
   for (auto& g : gpus) {  // then wait for each GPU, read its times, copy its total back and check it
     CUDA_CHECK(cudaSetDevice(g->device));
@@ -355,6 +393,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
 
   // Each GPU of this process (one process: GPUs 0 to G - 1; under mpirun: the GPU of its local
   // rank) gets its shard, uploaded, and is timed alone. Then the float bound over all GPUs.
+  const auto gate = settings.launch == "gated" ? std::make_unique<Gate>() : nullptr;  // outlives the GPUs
   Gpus<T> gpus;
   std::vector<std::string> names;
   std::size_t depth = 0;
@@ -401,14 +440,16 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   began = now_us();
   Settings first = settings;
   first.launch = "loop";
-  bool correct = sum_over_gpus(gpus, first, nullptr, peer, ref, tol).correct;
+  bool correct = sum_over_gpus(gpus, first, nullptr, peer, ref, tol, nullptr, processes).correct;
   measured.first_ms = processes.max(now_us() - began) / 1e3;
-  Graph graph = settings.launch == "graph" ? capture_sum(gpus, peer) : Graph(nullptr, cudaGraphExecDestroy);
+  Graph graph(nullptr, cudaGraphExecDestroy);
+  if (settings.launch == "graph" || settings.launch == "gated")
+    graph = capture_sum(gpus, peer, gate ? gate->word() : nullptr);
   for (int i = 0; i < options.warmup; ++i)
-    correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol).correct && correct;
+    correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol, gate.get(), processes).correct && correct;
   for (int i = 0; i < options.reps; ++i) {
     processes.barrier();
-    const SumRun run = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol);
+    const SumRun run = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol, gate.get(), processes);
     measured.sum_ms.push_back(processes.max(run.total_ms));
     measured.combine_ms.push_back(measured.sum_ms.back() - processes.max(run.step1_ms));
     measured.step2_ms.push_back(-processes.max(-run.step2_ms));
