@@ -128,7 +128,7 @@ void report_scaling(reduction::Report& report, const Scaling& measured, int G, s
                                     {"step2_ms", step2_ms}, {"issue_us", issue_us}})
     fields.set(name, value);
 
-  char line[400];
+  char line[800];
   std::snprintf(line, sizeof line,
                 "alone      each GPU's step 1 and nothing else, one GPU at a time, issued and timed as the sums are\n"
                 "sharded    %s, %s combine: median of %d sums, each timed with CUDA events on every GPU, from\n"
