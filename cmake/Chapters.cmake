@@ -204,7 +204,7 @@ function(add_reduction_chapter)
 
   string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
   reduction_add_program_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
-  # The shared options are checked once, in common/ (test_options.cpp, common.fuzz); here the chapter's own.
+  # The shared options are checked once, in common/ (test_options.cpp, common.fuzz.*); here the chapter's own.
   foreach(case IN LISTS ARG_USAGE_ERRORS)  # "name: --a 1" -> <chapter>.usage.name, "--a|1"
     string(REGEX MATCH "^([^:]+): *(.*)$" case "${case}")
     string(REPLACE " " "|" args "${CMAKE_MATCH_2}")

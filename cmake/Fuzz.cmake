@@ -1,19 +1,20 @@
 # reduction_add_fuzz_test(), once every chapter is added:
-#  - common.fuzz: common/tests/fuzz_inputs.py runs every chapter program, with the GPU hidden, on
-#    hostile files and option values, and checks exit statuses, stderr and peak memory;
+#  - common.fuzz.<chapter>: common/tests/fuzz_inputs.py runs the chapter's program, with the GPU
+#    hidden, on hostile files and option values, and checks exit statuses, stderr and peak memory
+#    (a test per program, so that ctest runs them side by side);
 #  - cpu_tests: a target that builds what `ctest -L cpu` runs (the asan preset builds only that);
 #    gpu_tests: that and every GPU test program, built with `all` or not (cmake/Chapters.cmake).
 function(reduction_add_fuzz_test)
   get_property(chapters GLOBAL PROPERTY REDUCTION_TOUR_TARGETS)
   if(Python3_Interpreter_FOUND)
-    set(programs ${chapters})
-    list(TRANSFORM programs REPLACE "(.+)" "$<TARGET_FILE:\\1>")
-    add_test(NAME common.fuzz
-      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/tests/fuzz_inputs.py
-              --work-dir ${CMAKE_BINARY_DIR}/fuzz ${programs})
-    set_tests_properties(common.fuzz PROPERTIES LABELS "common;cpu;fuzz" TIMEOUT 300 COST 50)
+    foreach(chapter IN LISTS chapters)
+      add_test(NAME common.fuzz.${chapter}
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/tests/fuzz_inputs.py
+                --work-dir ${CMAKE_BINARY_DIR}/fuzz/${chapter} $<TARGET_FILE:${chapter}>)
+      set_tests_properties(common.fuzz.${chapter} PROPERTIES LABELS "common;cpu;fuzz" TIMEOUT 300 COST 50)
+    endforeach()
   else()
-    message(WARNING "python3 was not found: the fuzz test (common.fuzz) is left out")
+    message(WARNING "python3 was not found: the fuzz tests (common.fuzz.*) are left out")
   endif()
 
   # Besides the chapters' programs and tests, what other CPU tests run (REDUCTION_CPU_TEST_PROGRAMS).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile input against every chapter program (ctest: common.fuzz).
+"""Hostile input against every chapter program (ctest: common.fuzz.<chapter>, one program each).
 
 Writes malformed .npy and text files (long headers, overflowing shapes, huge digit strings,
 truncations, NUL bytes, mutated bytes), names things that are not regular files (a directory, a
