@@ -147,27 +147,17 @@ void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
 // pinned host memory that every GPU reads over PCIe. The host opens it once every GPU has its work,
 // so the GPUs start together however long the host took to issue it (nvbench times a kernel behind
 // a blocking kernel for the same reason). With UVA the word's host address is its device address.
-__global__ void wait_at_gate(const unsigned* gate) {
-  while (*static_cast<const volatile unsigned*>(gate) == 0) {
+__global__ void wait_at_gate(const volatile unsigned* gate) {
+  while (*gate == 0) {
   }
 }
-class Gate {
- public:
+struct Gate {
+  volatile unsigned* word = nullptr;  // 0: shut, 1: open
   Gate() {
-    void* word = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&word, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
-    word_ = static_cast<volatile unsigned*>(word);
-    open();
+    CUDA_CHECK(cudaHostAlloc((void**)&word, sizeof *word, cudaHostAllocMapped | cudaHostAllocPortable));
+    *word = 1;
   }
-  ~Gate() { cudaFreeHost(const_cast<unsigned*>(word_)); }
-  Gate(const Gate&) = delete;
-  Gate& operator=(const Gate&) = delete;
-  const unsigned* word() const { return const_cast<const unsigned*>(word_); }
-  void close() { *word_ = 0; }
-  void open() { *word_ = 1; }
-
- private:
-  volatile unsigned* word_ = nullptr;
+  ~Gate() { cudaFreeHost((void*)word); }
 };
 
 // GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes
@@ -176,7 +166,7 @@ class Gate {
 // flags is cudaEventRecordExternal: each event a node of the graph, recorded at every launch.
 // With a gate, the GPU waits at it before its start event.
 template <typename T>
-void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const unsigned* gate = nullptr) {
+void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const volatile unsigned* gate = nullptr) {
   CUDA_CHECK(cudaSetDevice(g.device));
   CUDA_CHECK(cudaMemsetAsync(g.partial.data(), 0xFF, sizeof(T), g.stream));
   CUDA_CHECK(cudaMemsetAsync(g.total.data(), 0xFF, sizeof(T), g.stream));
@@ -194,7 +184,7 @@ void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const uns
 // several GPUs makes NCCL's G calls between ncclGroupStart and ncclGroupEnd, which launches them
 // together: alone, the first call could wait for GPUs the thread has not reached yet.
 template <typename T>
-void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags, const unsigned* gate = nullptr) {
+void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags, const volatile unsigned* gate = nullptr) {
   const bool grouped = !peer && gpus.size() > 1;
   for (auto& g : gpus) issue_steps(*g, peer, !grouped, flags, gate);
   if (!grouped) return;
@@ -226,7 +216,7 @@ Graph capture(cudaStream_t stream, Issue&& issue) {
 // One sum in one graph over this process's GPUs: the other GPUs' streams fork from the first's
 // through an event, and join it again at the end.
 template <typename T>
-Graph capture_sum(const Gpus<T>& gpus, bool peer, const unsigned* gate) {
+Graph capture_sum(const Gpus<T>& gpus, bool peer, const volatile unsigned* gate) {
   Gpu<T>& first = *gpus.front();
   CUDA_CHECK(cudaSetDevice(first.device));
   return capture(first.stream, [&] {
@@ -287,7 +277,7 @@ SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExe
   SumRun run;
   struct Opener {  // a gate left shut would hold its GPUs, and every cudaFree after, for ever
     Gate* gate;
-    ~Opener() { if (gate) gate->open(); }
+    ~Opener() { if (gate) *gate->word = 1; }
   } opener{gate};
   if (settings.launch == "threads" && !graph) {  // a thread per GPU, each with its own NCCL call
     std::atomic<int> ready{0};
@@ -313,14 +303,14 @@ SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExe
     run.began_us = *std::min_element(began.begin(), began.end());
     run.ended_us = *std::max_element(ended.begin(), ended.end());
   } else {
-    if (gate) gate->close();
+    if (gate) *gate->word = 0;
     run.began_us = now_us();
     if (graph) CUDA_CHECK(cudaSetDevice(gpus.front()->device));
     if (graph) CUDA_CHECK(cudaGraphLaunch(graph, gpus.front()->stream));
     else issue_sum(gpus, peer, cudaEventRecordDefault);
     run.ended_us = now_us();
     if (gate) processes.barrier();  // under mpirun, every process's GPUs queued before any gate opens
-    if (gate) gate->open();
+    if (gate) *gate->word = 1;
   }
   for (auto& g : gpus) {  // then wait for each GPU, read its times, copy its total back and check it
     CUDA_CHECK(cudaSetDevice(g->device));
@@ -444,7 +434,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   measured.first_ms = processes.max(now_us() - began) / 1e3;
   Graph graph(nullptr, cudaGraphExecDestroy);
   if (settings.launch == "graph" || settings.launch == "gated")
-    graph = capture_sum(gpus, peer, gate ? gate->word() : nullptr);
+    graph = capture_sum(gpus, peer, gate ? gate->word : nullptr);
   for (int i = 0; i < options.warmup; ++i)
     correct = sum_over_gpus(gpus, settings, graph.get(), peer, ref, tol, gate.get(), processes).correct && correct;
   for (int i = 0; i < options.reps; ++i) {
