@@ -1,13 +1,45 @@
 // Chapter 08's registry: its three ways to finish, listed once for the program, its tests and the
-// benchmark. The kernels and their launchers are in solution/two_pass.cuh.
+// benchmark, with the depth of each finish's order of additions; and the width of index that
+// thread_partial needs, which the program explains. The kernels and their launchers are in
+// solution/two_pass.cuh.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "common/gpu.cuh"  // Variant, MultiBlockLaunch
 #include "two_pass.cuh"
 
 namespace ch08 {
+
+// The rounded additions among grid_stride_additions, what common/reference.hpp turns into a float
+// tolerance: the loop's first addition, into the identity, is exact. n must be at least 1.
+inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t threads, std::size_t tree_levels) {
+  return grid_stride_additions(n, threads, tree_levels) - 1;
+}
+
+// Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
+// a thread's loop, then log2(block) in the tree), then the host's loop or the atomics (up to
+// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
+// grid's partials with one block.
+template <typename T>
+std::size_t depth_finish_cpu(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
+}
+template <typename T>
+std::size_t depth_finish_atomic(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
+}
+template <typename T>
+std::size_t depth_finish_kernel(std::size_t n, int block) {
+  const int grid = grid_size<Handoff::Store, T>(n, block);
+  const std::size_t tree = reduction::ceil_log2(block);
+  return grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
+         grid_stride_rounded_additions(grid, block, tree);
+}
 
 template <typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
@@ -18,5 +50,23 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
        depth_finish_kernel<T>, true},
   };
 }
+
+// The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
+// width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
+// largest: the first value of g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n; the one-at-a-time
+// loop after it stays below. Over the threads, that is n plus the largest (g + 3 GB - n) mod 4 GB,
+// at most n - 1 + 4 GB. (The plain loop of one load would reach n - 1 + GB.)
+inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_threads) {
+  const std::size_t round = kLoadsInFlight * grid_threads;
+  const std::size_t first = ((kLoadsInFlight - 1) * grid_threads % round + round - n % round) % round;  // g = 0
+  return n + std::min(first + grid_threads - 1, round - 1);
+}
+
+// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
+#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by two_pass.cuh's exercise version, until the student deletes it
+constexpr bool unfinished = true;
+#else
+constexpr bool unfinished = false;
+#endif
 
 }  // namespace ch08

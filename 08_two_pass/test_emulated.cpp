@@ -49,9 +49,10 @@ emu::Pass<V> add_atomically(int grid, int block) {
           [](const emu::PassMemory<V>& m) { ch08::two_pass_kernel<Handoff::AtomicAdd>(m.input, m.n, m.result); }};
 }
 
-// The depths of depth_finish_cpu, depth_finish_atomic and depth_finish_kernel, for this grid.
+// The depths of depth_finish_cpu, depth_finish_atomic and depth_finish_kernel (kernels.cuh), for
+// this grid: the rounded additions, all but the first of each loop, into the identity.
 std::size_t first_pass_depth(std::size_t n, int grid, int block) {
-  return ch08::grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block));
+  return ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
 }
 
 template <typename V>
@@ -63,7 +64,7 @@ bool check_finishes(std::size_t n, int block, std::uint64_t seed) {
 
   // finish_kernel: a fixed order of additions, so the same bits in every schedule.
   options.answer = emu::Answer::kResult;
-  options.depth = first + ch08::grid_stride_rounded_additions(grid, block, reduction::ceil_log2(block));
+  options.depth = first + ch08::grid_stride_additions(grid, block, reduction::ceil_log2(block)) - 1;
   options.same_bits = true;
   if (!emu::testing::check_passes_solution<V>("chapter 08's finish_kernel",
                                               {store_partials<V>(grid, block), add_partials<V>(grid, block)}, n,

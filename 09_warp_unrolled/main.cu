@@ -166,16 +166,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_number));
   const double datasheet_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   if (datasheet_gbps > 0) report.fields().set("datasheet_gbps", datasheet_gbps);
-  if (rotating.copies() > 1)
-    report.summary() << "L2         the input (" << mebibytes(bytes) << ") fits in the "
-                     << mebibytes(device->l2_bytes) << " L2: each run reads the next of " << rotating.copies()
-                     << " copies of it,\n           "
-                     << (rotating.copies() * bytes < device->l2_bytes
-                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
-                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
-  else if (options.hot_l2 && bytes < 3 * device->l2_bytes)
-    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
-  report.fields().set("input_copies", rotating.copies());
+  describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
   char line[256];
   if (fastest && column_of(*fastest, "pct_of_read") > 0) {
     std::snprintf(line, sizeof line, "%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"),

@@ -292,7 +292,7 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
   CHECK(at.tiles);
   CHECK(at.block == C::kBlock);
   CHECK(std::size_t(at.grid) == (first_tiles + round - 1) / round);
-  // Max and min turn there too; of doubles, to tiles of two rounds (ch09::one_round_tiles).
+  // Max and min turn there too; of doubles, to tiles of two rounds (ch09::tile_rounds).
   const std::size_t tile = (sizeof(T) < 8 ? 1 : 2) * round;
   for (const auto& plan : {ch09::fastest_plan<Max, T>(first_tiles - 1), ch09::fastest_plan<Min, T>(first_tiles - 1)})
     CHECK(!plan.tiles);
@@ -315,7 +315,7 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
     }
 }
 
-// The tile path's words (ch09::sum_words_for): a sum's tiles add their results to words kept beside
+// The tile path's words (ch09::kept_beside): a sum's tiles add their results to words kept beside
 // the scratch (one for an int sum; a float or double as exact integers in a few, exact_sum.cuh), and
 // the last launch (words_kernel) sets them back to zero for the next call. fastest takes them for
 // every sum (FastestChoice::kExactFloatSums); the same launcher without kToWords ends with the fold,
@@ -638,7 +638,7 @@ TEMPLATE_TEST_CASE("exact: one block, each thread's register emptied many times"
   DeviceBuffer<T> input(data);
   DeviceScratch scratch;
   const T got = run_once<T>([&](T* result) {
-    long long* words = ch09::sum_words_for(scratch.get_as<T>(1), 0);
+    long long* words = ch09::kept_beside(scratch.get_as<T>(1), 0).sum_words;
     ch09::exact_kernel<T, 256><<<1, 256>>>(input.data(), data.size(), words);
     ch09::words_kernel<T><<<1, 32>>>(words, result);
     CUDA_CHECK_LAUNCH();

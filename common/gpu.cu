@@ -7,6 +7,9 @@
 
 namespace reduction {
 
+// Device memory a program leaves free beside its input: the runtime's own, results and scratch.
+constexpr std::size_t kDeviceSlackBytes = std::size_t(64) << 20;
+
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream msg;
   msg << "CUDA error " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") at " << file << ":"
@@ -56,7 +59,6 @@ DeviceInfo current_device() {
   info.compute_minor = prop.minor;
   info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   info.global_bytes = prop.totalGlobalMem;
-  info.shared_per_block = prop.sharedMemPerBlock;
   info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
   CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));

@@ -31,9 +31,6 @@ struct GpuStatus {
 // than returning zero, and that error would otherwise surface at the first launch.
 GpuStatus probe_gpu();
 
-// Device memory a program leaves free beside its input: the runtime's own, results and scratch.
-constexpr std::size_t kDeviceSlackBytes = std::size_t(64) << 20;
-
 // Why the GPU, if there is one, cannot hold an input of `bytes` (with room left for the runtime
 // and the results), naming both sizes; nothing if it can, or if there is no usable GPU.
 std::optional<std::string> device_room(std::size_t bytes);
@@ -44,7 +41,6 @@ struct DeviceInfo {
   int compute_major = 0, compute_minor = 0;
   std::size_t l2_bytes = 0;
   std::size_t global_bytes = 0;
-  std::size_t shared_per_block = 0;
   int max_threads_per_sm = 0;
   int driver_version = 0, runtime_version = 0;
   std::string describe() const;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MB L2, 79.1 GiB)"
@@ -59,7 +55,9 @@ template <typename T> class DeviceBuffer {
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count) CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
   }
-  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
+    CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
   ~DeviceBuffer() {
     if (ptr_) cudaFree(ptr_);
   }
@@ -74,9 +72,6 @@ template <typename T> class DeviceBuffer {
 
   T* data() const { return ptr_; }
   std::size_t size() const { return count_; }
-  void upload(const std::vector<T>& host) {
-    CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
   std::vector<T> download() const {
     std::vector<T> host(count_);
     if (count_) CUDA_CHECK(cudaMemcpy(host.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost));

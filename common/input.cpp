@@ -1,4 +1,5 @@
 #include "program.hpp"
+#include "limits.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // The memory a program may use: the smaller of the machine's physical memory and what the memory
 // limit of its cgroup leaves (a container's --memory, Slurm's --mem, systemd's MemoryMax). Past
 // that limit the kernel's OOM killer ends the process with SIGKILL and not a word; a request
-// refused here is status 2 with one line that names the limit (options.hpp: memory_refusal).
+// refused here is status 2 with one line that names the limit (memory_refusal).
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include "program.hpp"
+#include "limits.hpp"
 
 namespace reduction {
 namespace {
@@ -110,6 +110,12 @@ std::optional<MemoryLimit> tightest(const std::string& root, const std::string& 
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> host_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::nullopt;
+  return std::uint64_t(pages) * std::uint64_t(page_size);
+}
 
 std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup) {
   if (auto path = cgroup_path(self_cgroup, true))

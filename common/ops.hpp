@@ -153,13 +153,6 @@ inline const char* type_name(DataType t) {
   return "?";
 }
 
-inline std::optional<DataType> parse_type(const std::string& s) {
-  if (s == "int") return DataType::Int;
-  if (s == "float") return DataType::Float;
-  if (s == "double") return DataType::Double;
-  return std::nullopt;
-}
-
 template <typename T> constexpr DataType data_type_of();
 template <> constexpr DataType data_type_of<std::int32_t>() { return DataType::Int; }
 template <> constexpr DataType data_type_of<float>() { return DataType::Float; }

@@ -1,4 +1,6 @@
 #include "program.hpp"
+#include "limits.hpp"
+#include "program_detail.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -17,12 +19,6 @@
 
 
 namespace reduction {
-
-std::optional<std::uint64_t> host_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return std::nullopt;
-  return std::uint64_t(pages) * std::uint64_t(page_size);
-}
 
 std::optional<std::size_t> parse_count(const std::string& text) {
   auto digits = [](const std::string& s) {
@@ -116,6 +112,13 @@ std::vector<std::string> default_variant_names(const ChapterInfo& info) {
 }
 
 namespace {
+
+std::optional<DataType> parse_type(const std::string& s) {
+  if (s == "int") return DataType::Int;
+  if (s == "float") return DataType::Float;
+  if (s == "double") return DataType::Double;
+  return std::nullopt;
+}
 
 // Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
 // and read "" as zero; here each of them is an error.

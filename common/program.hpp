@@ -106,44 +106,11 @@ struct Options {
   std::size_t rows = 1;  // --rows R: R arrays of n, one after another (chapters 03 to 05)
 };
 
-// Physical memory of this machine in bytes, or nothing where the system does not say.
-std::optional<std::uint64_t> host_memory_bytes();
-
-// How much memory this process may take, and where that number comes from, in words.
-struct MemoryLimit {
-  std::uint64_t bytes = 0;
-  std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
-};
-// The limit of this process's cgroup (limits.cpp): read from `cgroup_root` (v2: memory.max less
-// memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes; the use less
-// the inactive file cache of memory.stat), in the cgroup that `self_cgroup` names and each of its
-// ancestors, the tightest; nothing where none is set.
-std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
-// The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
-std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",
-                                        const std::string& self_cgroup = "/proc/self/cgroup");
-// Why `count` elements of `element_bytes` cannot be held in memory_limit() (with machine_only, in
-// the machine's memory, whatever the cgroup's limit), in words that start with `what` ("--n 5 int
-// elements"), or nothing if they can.
-std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what,
-                                          bool machine_only = false);
-
-// The names of the chapter's variants, in its order: what --kernel takes.
-std::vector<std::string> variant_names(const ChapterInfo& info);
-
-// The same without the bug zoo's: what runs when --kernel is not given.
-std::vector<std::string> default_variant_names(const ChapterInfo& info);
-
 // Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
 std::optional<std::size_t> parse_count(const std::string& text);
 
 // Block-size rules used by several chapters.
 std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block);
-
-// Whether everything the program wrote on stdout reached it (flushed; a pipe whose reader has gone,
-// a full disk, a closed stdout: one line on stderr and false, and the program exits with
-// kOutputFailed, since output that never arrived must not pass for a success).
-bool output_written(const std::string& program);
 
 class CommandLine {
  public:
@@ -360,7 +327,6 @@ class Report {
   std::ostream& summary() { return summary_; }  // human text after the runs table
   Json& fields() { return fields_; }             // chapter-specific top-level JSON fields
   const Options& options() const { return options_; }
-  const ChapterInfo& info() const { return info_; }
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 

@@ -195,10 +195,8 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
 // The first term is the usual one (every one of the n - 1 multiplications scales the whole
 // product, so it is gamma(n-1) whatever the order); the second is what underflow may lose, each
 // loss carried through the factors that follow it. A is accumulated with the product, as
-// A_2 = 1, A_k = A_{k-1} |x_k| + 1. Random factors near 1 (chapter 01's --op product) drift to
-// zero: past about 5M of them a float product vanishes into the subnormal range, where it keeps a
-// few bits and stalls, while A stays near 10^5; the bound then still refuses any result of
-// normal size (see bound_says_something).
+// A_2 = 1, A_k = A_{k-1} |x_k| + 1. (Past about 5M random factors near 1, chapter 01's --op
+// product, a float product vanishes into the subnormal range: see bound_says_something.)
 //
 // Overflow is not bounded: a partial product past T's largest value makes the loop's result
 // infinite (or NaN after a zero), whatever the final product is. Such a result is not compared

@@ -1,4 +1,5 @@
 #include "program.hpp"
+#include "program_detail.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "common/limits.hpp"
 #include "emulator/single_block.hpp"
 
 namespace reduction::single_block {

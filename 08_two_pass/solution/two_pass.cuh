@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/ops.hpp"
@@ -63,7 +64,7 @@ __device__ T thread_partial(const T* input, std::size_t n, std::size_t grid_thre
   T sum = Op::template identity<T>();
   // In 64 bits: with a 32-bit index, i + 3 x grid_threads overflows once n passes
   // 2^31 - 4 x grid_threads (int) or wraps around to a small index once n passes
-  // 2^32 - 4 x grid_threads (unsigned): largest_index_computed() below says why.
+  // 2^32 - 4 x grid_threads (unsigned): largest_index_computed() (kernels.cuh) says why.
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (kLoadsInFlight - 1) * grid_threads < n; i += kLoadsInFlight * grid_threads) {
     T loaded[kLoadsInFlight];
@@ -111,18 +112,22 @@ __global__ void two_pass_kernel(const T* input, std::size_t n, T* out) {
 }
 
 #ifndef REDUCTION_EMULATOR
-// How many multiprocessors the current device has, asked once per device.
-inline int multiprocessors() {
+// An attribute of the current device, asked once per device (launchers make no driver query).
+inline int device_attribute(cudaDeviceAttr attribute) {
   static std::mutex mutex;
-  static std::map<int, int> known;
+  static std::map<std::pair<int, int>, int> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = known.find(device); it != known.end()) return it->second;
-  int count = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return known[device] = count;
+  const auto key = std::make_pair(device, int(attribute));
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  int value = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return known[key] = value;
 }
+
+// How many multiprocessors the current device has.
+inline int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount); }
 
 // How many blocks of `kernel` the GPU runs at once: its multiprocessors times the blocks of this
 // size that fit on one (the occupancy calculator weighs registers, shared memory and the thread
@@ -229,28 +234,11 @@ void launch_two_passes(Kernel kernel, const T* input, std::size_t n, T* result, 
 }
 #endif  // REDUCTION_EMULATOR
 
-// The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
-// width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
-// largest: the first value of g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n; the one-at-a-time
-// loop after it stays below. Over the threads, that is n plus the largest (g + 3 GB - n) mod 4 GB,
-// at most n - 1 + 4 GB. (The plain loop of one load would reach n - 1 + GB.)
-inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_threads) {
-  const std::size_t round = kLoadsInFlight * grid_threads;
-  const std::size_t first = ((kLoadsInFlight - 1) * grid_threads % round + round - n % round) % round;  // g = 0
-  return n + std::min(first + grid_threads - 1, round - 1);
-}
-
 // The additions an element meets in one grid-stride pass over n elements by `threads` threads,
 // followed by a tree of `tree_levels` levels in its block: up to ceil(n / threads) in its thread's
 // loop, the first one (into the identity) included, then one a level.
 inline std::size_t grid_stride_additions(std::size_t n, std::size_t threads, std::size_t tree_levels) {
   return (n + threads - 1) / threads + tree_levels;
-}
-
-// The rounded ones among them, what common/reference.hpp turns into a float tolerance: the loop's
-// first addition, into the identity, is exact. n must be at least 1.
-inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t threads, std::size_t tree_levels) {
-  return grid_stride_additions(n, threads, tree_levels) - 1;
 }
 
 // The additions an element meets through launch_two_passes (counted as grid_stride_additions
@@ -260,34 +248,5 @@ inline std::size_t two_pass_additions(std::size_t n, int block, int grid, std::s
   const std::size_t first = grid_stride_additions(n, std::size_t(grid) * block, tree_levels);
   return grid == 1 ? first : first + grid_stride_additions(grid, block, tree_levels);
 }
-
-// Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
-// a thread's loop, then log2(block) in the tree), then the host's loop or the atomics (up to
-// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
-// grid's partials with one block.
-template <typename T>
-std::size_t depth_finish_cpu(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::Store, T>(n, block);
-  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
-}
-template <typename T>
-std::size_t depth_finish_atomic(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
-  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
-}
-template <typename T>
-std::size_t depth_finish_kernel(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::Store, T>(n, block);
-  const std::size_t tree = reduction::ceil_log2(block);
-  return grid_stride_rounded_additions(n, std::size_t(grid) * block, tree) +
-         grid_stride_rounded_additions(grid, block, tree);
-}
-
-// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it
-constexpr bool unfinished = true;
-#else
-constexpr bool unfinished = false;
-#endif
 
 }  // namespace ch08

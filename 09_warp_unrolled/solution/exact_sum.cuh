@@ -158,7 +158,7 @@ REDUCTION_HD bool exact_special(const long long* words, T& special) {
 }
 
 // All the words (ExactFormat<T>::kWords of them), rounded to T once: the tests' way, one thread
-// looking for the lowest and highest nonzero word. exact_finish_kernel has its warp look.
+// looking for the lowest and highest nonzero word (words_kernel has its warp look).
 template <typename T>
 REDUCTION_HD T exact_total(const long long* words) {
   using F = ExactFormat<T>;
@@ -171,9 +171,8 @@ REDUCTION_HD T exact_total(const long long* words) {
   return exact_round<T>(words, lowest, highest);
 }
 
-
 // The most words any type needs (double's), which the launcher keeps beside each scratch
-// (sum_words_for, fastest.cuh), zeroed once; every finish leaves them zero again.
+// (kept_beside, fastest.cuh), zeroed once; every finish leaves them zero again.
 constexpr int kSumWords = ExactFormat<double>::kWords;
 
 #if defined(__CUDACC__) && !defined(REDUCTION_EMULATOR)  // atomics on device memory: nvcc only
@@ -184,7 +183,6 @@ constexpr int kSumWords = ExactFormat<double>::kWords;
 // integer, in up to three 64-bit pieces (exact_add), lane k adding the k-th. The three lanes make
 // one atomic instruction, not three one after another: on some H200s three atomics a tile from one
 // thread made the tiles 1.4 to 2 % slower and one did not (README, "An exact finish for sums").
-// No return value is waited for.
 template <typename T>
 __device__ void add_to_words(T total, long long* words, unsigned lane) {
   if constexpr (std::is_integral_v<T>) {

@@ -1,20 +1,18 @@
 // Chapter 09, step 5: fastest. The shuffle kernel, plus what the memory system rewards, and a path
-// for every size. This file holds its path for large n; fastest_small.cuh the one for small n.
+// for every size. This file holds its paths for large n; fastest_small.cuh the one for small n and
+// FastestChoice, the knobs the measurements picked.
 //
 // Large n, the grid path (fastest_kernel). Each knob is a template argument so that
-// `experiments knobs` (benchmark/experiments.cu) can time every combination; FastestChoice
-// (fastest_small.cuh) holds the ones the measurements picked.
+// `experiments knobs` (benchmark/experiments.cu) can time every combination:
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
-//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait. A
-//    thread's last round, with fewer vectors left than loads, is still one round.
+//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait.
 //  - kOnePass: instead of a second launch over the block results, the last block to finish adds
 //    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
 //    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
 //    every other block's result is written. atomicInc wraps the counter back to 0 at that moment,
-//    so it is ready for the next launch without a reset. The counter goes with the scratch the
-//    caller passes (block_counter_for): reductions with different scratch may run at the same time.
+//    so it is ready for the next launch without a reset.
 //  - kChunked: each block streams one contiguous chunk of the input instead of striding over the
 //    whole grid (the layout CUB uses).
 //  - waves (run time): the grid is this many times the resident blocks.
@@ -23,20 +21,11 @@
 // one round of loads (1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
 // hardware hands the next tile to whichever multiprocessor is free, as in chapter 07. No fence and
 // no counter in the many blocks, and the same bits on every run:
-//  - an int sum: each block adds its tile's total to a word with atomicAdd, as 07 adds to its
-//    result; integers add exactly, in any order. A second launch of one warp (words_kernel) copies
-//    the word to the result and zeroes it for the next call. (The word goes with the scratch the
-//    caller passes: sum_words_for.) A float or double is an integer times a power of two, so its
-//    sum takes the same way, in a few words (exact_sum.cuh) that three lanes of the first warp add
-//    in one atomic instruction, with the same bits on every run (FastestChoice::kExactFloatSums).
+//  - a sum: each block adds its tile's total to a few integer words with atomicAdd, as 07 adds to
+//    its result. Integers add exactly, in any order, and a float or double is an integer times a
+//    power of two (exact_sum.cuh). A second launch of one warp (words_kernel) rounds them once.
 //  - every other reduction: each block stores its total in its slot, and a second launch of one
-//    block (fold_kernel) takes them in a fixed order, 16 bytes a load. (Max and min of doubles take
-//    tiles of two rounds: fastest_small.cuh.)
-// The tiles read the input as read once (load_once), so that L2 keeps what is read again. On
-// Hopper the second launch is a programmatic dependent launch: set up while the first runs, it
-// waits in the kernel for the first to finish instead of being launched after it.
-//
-// Small n, the single-block path (fastest_small.cuh): one block, one round of loads, no counter.
+//    block (fold_kernel) takes them in a fixed order, 16 bytes a load.
 #pragma once
 
 #ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
@@ -58,8 +47,6 @@
 
 namespace ch09 {
 
-using reduction::DeviceScratch;
-
 // The unit of one load: 16 bytes when kWide, else one element. Vectors need 16-byte alignment:
 // the elements before the first 16-byte boundary (the head) and after the last whole vector (the
 // tail) are added one by one, by the grid's first threads.
@@ -71,17 +58,25 @@ struct Lanes {
   };
 };
 
-// One 16-byte vector, loaded as read once (__ldcs, ld.global.cs: the first to leave L2). The tile
-// path reads every byte of the input once, and so marked, the input may leave L2 before what is
-// read again: the tiles' results, which the fold reads at the end. (`ncu` finds those in L2 at the
+// One 16-byte vector through the read-only data path (__ldg, ld.global.nc), as CUB loads; with
+// kReadOnce, loaded as read once (__ldcs, ld.global.cs: the first to leave L2). The tile path
+// reads every byte of the input once, and so marked, the input may leave L2 before what is read
+// again: the tiles' results, which the fold reads at the end. (`ncu` finds those in L2 at the
 // fold; README.md, "The fold", has the measurements.)
-template <typename T>
-__device__ __forceinline__ typename Lanes<T, true>::Vector load_once(const typename Lanes<T, true>::Vector* address) {
-  const uint4 bits = __ldcs(reinterpret_cast<const uint4*>(address));
+template <typename T, bool kReadOnce = false>
+__device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
+  const uint4* bits_address = reinterpret_cast<const uint4*>(address);
+  uint4 bits;
+  if constexpr (kReadOnce) bits = __ldcs(bits_address);
+  else bits = __ldg(bits_address);
   typename Lanes<T, true>::Vector v;
   static_assert(sizeof(v) == sizeof(bits), "a vector is 16 bytes");
   memcpy(&v, &bits, sizeof v);
   return v;
+}
+template <typename T>
+__device__ __forceinline__ typename Lanes<T, true>::Vector load_once(const typename Lanes<T, true>::Vector* address) {
+  return load_vector<T, true>(address);
 }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kChunked, bool kReadOnce = false>
@@ -219,20 +214,16 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 }
 
 // The tile path's first launch: block b adds tile b, kRounds rounds of kLoadsInFlight 16-byte loads
-// by each of its threads (64 KiB a round in 1024 threads), and hands the tile's result on: with
-// kToWords (a sum) into the sum's words (add_to_words), else into its slot for fold_kernel. Every
-// tile but the last is whole, and starts on a 64 KiB boundary of the vectors. A whole
-// tile is read the short way: its loads at fixed offsets, no bounds to test, no loop. The first
-// block (which also adds the head and the tail) and a last, short tile go through wide_partial.
-// The short way runs under half the instructions (ncu, 2^24 ints on an H100: 2.5 million against
-// 5.3 million), and a tile's loads leave that much sooner after it starts. The input is read
-// once, so its loads are marked so (load_once).
+// by each of its threads, read once (load_once), and hands the tile's result on: with kToWords (a
+// sum) into the sum's words (add_to_words), else into its slot for fold_kernel. A whole tile is
+// read the short way: its loads at fixed offsets, no bounds to test, no loop, under half the
+// instructions (ncu, 2^24 ints on an H100: 2.5 million against 5.3 million), so its loads leave
+// that much sooner. The first block (which also adds the head and the tail) and a last, short
+// tile go through wide_partial.
 template <typename Op, typename T, int kLoadsInFlight, int kRounds, bool kToWords>
 __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long long* sum_words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The second launch, set up to wait for this one, may start now; it waits in the kernel until
-  // this grid has finished. Without such a launch, this does nothing.
-  cudaTriggerProgrammaticLaunchCompletion();
+  cudaTriggerProgrammaticLaunchCompletion();  // as in fastest_kernel
 #endif
   // EXERCISE: the block's total of tile b. Hints:
   // HINT: - the tile is kRounds * kLoadsInFlight * blockDim.x vectors, the vectors counted from the
@@ -306,6 +297,13 @@ __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
   // END EXERCISE
 }
 
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
+int fastest_grid(std::size_t n, int block, int waves) {
+  const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
+  const std::size_t per_block = std::size_t(block) * kLoadsInFlight * Lanes<T, kWide>::count;
+  return ch08::grid_for(n, per_block, waves * ch08::resident_blocks(kernel, block, 0));
+}
+
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // What the launchers keep beside each scratch allocation: the one-pass grid's block counter and
 // the tile path's sum words, zeroed once when the scratch's address is first seen; each launch
@@ -332,44 +330,17 @@ inline KeptBeside kept_beside(const void* scratch_memory, cudaStream_t stream) {
   return beside;
 }
 
-inline unsigned int* block_counter_for(const void* scratch_memory, cudaStream_t stream) {
-  return kept_beside(scratch_memory, stream).blocks_done;
-}
-
-inline long long* sum_words_for(const void* scratch_memory, cudaStream_t stream) {
-  return kept_beside(scratch_memory, stream).sum_words;
-}
-
 // Whether the current device takes programmatic dependent launches (compute capability 9.0, Hopper,
-// and later), asked once per device.
-inline bool dependent_launch_supported() {
-  static std::mutex mutex;
-  static std::unordered_map<int, bool> known;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = known.find(device); it != known.end()) return it->second;
-  int major = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return known[device] = major >= 9;
-}
-#endif  // REDUCTION_EMULATOR
+// and later).
+inline bool dependent_launch_supported() { return ch08::device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9; }
 
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-int fastest_grid(std::size_t n, int block, int waves) {
-  const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
-  const std::size_t per_block = std::size_t(block) * kLoadsInFlight * Lanes<T, kWide>::count;
-  return ch08::grid_for(n, per_block, waves * ch08::resident_blocks(kernel, block, 0));
-}
-
-#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, int grid, DeviceScratch& scratch,
                          cudaStream_t stream) {
   const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
   if constexpr (kOnePass) {
     T* block_results = scratch.get_as<T>(grid);
-    kernel<<<grid, block, 0, stream>>>(input, n, block_results, result, block_counter_for(block_results, stream));
+    kernel<<<grid, block, 0, stream>>>(input, n, block_results, result, kept_beside(block_results, stream).blocks_done);
     CUDA_CHECK_LAUNCH();
   } else if (grid == 1) {
     kernel<<<1, block, 0, stream>>>(input, n, result, nullptr, nullptr);
@@ -384,20 +355,17 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
 }
 
 // The tile path: `grid` blocks of `block` threads, one per tile of `rounds` rounds of loads
-// (tile_kernel). kToWords (a sum; FastestChoice says which types): each tile adds its result to the
-// sum's words, then words_kernel, one warp, turns them into the result. Otherwise each tile stores
-// its result in its slot, then fold_kernel, one block of `fold_block` threads (the plan's
-// fold_threads, which the error bound counts too), adds them.
-// Where the device takes it, the second launch is a programmatic dependent launch: the driver sets
-// it up while the tiles run, and the kernel waits for them (cudaGridDependencySynchronize), which
-// saves the gap between two launches.
+// (tile_kernel), then one warp of words_kernel (kToWords: a sum) or one block of fold_kernel with
+// `fold_block` threads (the plan's fold_threads, which the error bound counts too). Where the
+// device takes it, the second launch is a programmatic dependent launch: the driver sets it up
+// while the tiles run, and the kernel waits for them, which saves the gap between two launches.
 template <typename Op, typename T, int kLoadsInFlight, bool kToWords>
 void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds, int fold_block,
                           DeviceScratch& scratch, cudaStream_t stream) {
   static_assert(!kToWords || std::is_same_v<Op, reduction::Sum>, "the words add; max and min take the fold");
   // A sum needs no slots, but its words go with the scratch, and its address is their key.
   T* block_results = scratch.get_as<T>(kToWords ? 1 : grid);
-  long long* sum_words = kToWords ? sum_words_for(block_results, stream) : nullptr;
+  long long* sum_words = kToWords ? kept_beside(block_results, stream).sum_words : nullptr;
   if (rounds == 1)
     tile_kernel<Op, T, kLoadsInFlight, 1, kToWords><<<grid, block, 0, stream>>>(input, n, block_results, sum_words);
   else if (rounds == 2)

@@ -12,12 +12,11 @@
 // odd elements before the first aligned address and after the last whole vector, so that the input
 // is one trip to memory; then the additions in registers; then the block's total by the shortest
 // route the hardware has (block_total); then thread 0 stores it. No counter, no scratch, no second
-// trip. The block is the fewest threads, a power of two from 32, that cover n in one round
-// (single_block_threads): a smaller block has fewer warps to combine, and one warp (up to 512 ints
-// or floats, 256 doubles) needs neither shared memory nor a barrier.
+// trip, and the fewest threads that cover n (single_block_threads).
 #pragma once
 
-#ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
+#ifndef REDUCTION_EMULATOR  // the CUDA runtime and clusters: launchers only (the emulator compiles the kernels alone)
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #endif
 
@@ -30,25 +29,13 @@
 #include <type_traits>
 #include <utility>
 
-#ifndef REDUCTION_EMULATOR
-#include <cooperative_groups.h>
-#endif
-#include "common/ops.hpp"
-#include "08_two_pass/solution/two_pass.cuh"  // chapter 08: the loads, the grid and the two passes
-#include "fastest.cuh"
-#include "shuffle.cuh"
+#include "fastest.cuh"  // the grid and tile paths, on shuffle.cuh and chapter 08's loads, grid and passes
 
 namespace ch09 {
 
-using reduction::DeviceScratch;
-
-// ---- What fastest chooses at each size, from the measurements. Its grid path (fastest.cuh) takes
-// every knob as a template argument so that `experiments knobs` (benchmark/experiments.cu) can time
-// them all; FastestChoice names the winners, and fastest_grid_plan the grid path's block and grid.
-
-
-// What fastest chooses, and why (README.md, "A path for every size", has the reasoning and the
-// measurements). The program prints the choice for its n.
+// ---- What fastest chooses at each size, and why (README.md, "A path for every size", has the
+// measurements): FastestChoice names the winners of the knobs, fastest_grid_plan the grid path's
+// block and grid. The program prints the choice for its n.
 struct FastestChoice {
   // Every path: 16-byte loads, four in flight per thread before the first is added.
   static constexpr bool kWide = true;
@@ -58,10 +45,9 @@ struct FastestChoice {
   // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
   // round, while the grid spreads the bytes over several at the price of the counter.
   static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
-  // Small n past one block, up to 2^16 elements, on Hopper and later: one launch of a cluster of up
-  // to 8 blocks (the portable cluster size), their totals met in distributed shared memory.
+  // Small n past one block, up to 2^16 elements, on Hopper and later: a cluster (cluster_shape).
   static constexpr std::size_t kClusterMaxN = std::size_t(1) << 16;
-  static constexpr int kClusterMaxBlocks = 8;
+  static constexpr int kClusterMaxBlocks = 8;  // the portable cluster size
   // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
   // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
   // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
@@ -102,25 +88,16 @@ constexpr bool tiles_to_words() {
   return std::is_same_v<Op, reduction::Sum> && (std::is_integral_v<T> || FastestChoice::kExactFloatSums);
 }
 
-// Whether fastest takes tiles of one round from kTilesFromBytes: for every sum, and for max and min
-// of 4-byte elements (FastestChoice, on max and min of doubles).
-template <typename Op, typename T>
-constexpr bool one_round_tiles() {
-  return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8;
-}
-
 // The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: from
-// kTilesFromBytes, one round (one_round_tiles), else two.
+// kTilesFromBytes, one round for every sum and for max and min of 4-byte elements, else two.
 template <typename Op, typename T>
 constexpr int tile_rounds(std::size_t n) {
   if (n * sizeof(T) < FastestChoice::kTilesFromBytes) return 0;
-  return one_round_tiles<Op, T>() ? 1 : 2;
+  return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8 ? 1 : 2;
 }
 
-// The grid path's block and grid for n: kMidBlock threads, each one round of loads, while that
-// takes at most kMidBlocksPerMultiprocessor blocks per multiprocessor; beyond, kBlock threads, one
-// round a thread, at least one block per multiprocessor and at most one wave; from
-// kTilesFromBytes, the tile path: kBlock threads, one block per tile of tile_rounds() rounds of loads.
+// The grid path's block and grid for n, as FastestChoice says: mid n, large n (at least one block
+// per multiprocessor, at most one wave), or from kTilesFromBytes the tile path, one block per tile.
 // `multiprocessors`: the GPU's (0), or as many as another GPU has (a test of what that changes).
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n, int multiprocessors = 0) {
@@ -193,16 +170,6 @@ __device__ __forceinline__ T block_total(T value) {
   return value;
 }
 
-// One 16-byte vector through the read-only data path (ld.global.nc), as CUB loads.
-template <typename T>
-__device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
-  const uint4 bits = __ldg(reinterpret_cast<const uint4*>(address));
-  typename Lanes<T, true>::Vector v;
-  static_assert(sizeof(v) == sizeof(bits), "a vector is 16 bytes");
-  memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
 // n must be at most kThreads x kLoadsInFlight vectors (single_block_threads sees to it).
 template <typename Op, typename T, int kThreads>
 __global__ void __launch_bounds__(kThreads) single_block_kernel(const T* __restrict__ input, std::size_t n, T* result) {
@@ -258,8 +225,10 @@ __global__ void __launch_bounds__(kThreads) single_block_kernel(const T* __restr
 }
 
 // The single-block path's block for n elements of T: the fewest threads, a power of two from 32,
-// that hold n in kLoadsInFlight vectors each; 0 when n needs more than kSingleBlockMax threads
-// (then the grid path runs). However n is aligned, it spans at most ceil(n / count) whole vectors.
+// that hold n in kLoadsInFlight vectors each (a smaller block has fewer warps to combine, and one
+// warp, up to 512 ints or floats or 256 doubles, needs neither shared memory nor a barrier); 0 when
+// n needs more than kSingleBlockMax threads (then the grid path runs). However n is aligned, it
+// spans at most ceil(n / count) whole vectors.
 template <typename T>
 constexpr int single_block_threads(std::size_t n) {
   using C = FastestChoice;

@@ -182,7 +182,7 @@ void launch_exact(const T* input, std::size_t n, T* result, int block, DeviceScr
     launch_fastest<Op, T>(input, n, result, block, scratch, stream);
   } else {
     constexpr int kThreads = 256;
-    long long* words = sum_words_for(scratch.get_as<T>(1), stream);
+    long long* words = kept_beside(scratch.get_as<T>(1), stream).sum_words;
     const int grid = ch08::grid_for(n, kThreads * 16, ch08::resident_blocks(exact_kernel<T, kThreads>, kThreads, 0));
     exact_kernel<T, kThreads><<<grid, kThreads, 0, stream>>>(input, n, words);
     CUDA_CHECK_LAUNCH();

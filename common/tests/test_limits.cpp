@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/limits.hpp"
 #include "common/program.hpp"
 #include "common/testing/testing.hpp"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/program.hpp"
+#include "common/program_detail.hpp"
 #include "common/testing/testing.hpp"
 
 using namespace reduction;

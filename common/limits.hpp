@@ -1,0 +1,35 @@
+// The memory a program may take: the machine's, or its cgroup's limit where that is tighter. A
+// request past it is refused with status 2 and the limit named, never left to the OOM killer's
+// silent SIGKILL. Called by the harness's bodies (options.cpp, input.cpp) and the emulator's
+// programs, not by a chapter's main; the bodies are in limits.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace reduction {
+
+// Physical memory of this machine in bytes, or nothing where the system does not say.
+std::optional<std::uint64_t> host_memory_bytes();
+
+// How much memory this process may take, and where that number comes from, in words.
+struct MemoryLimit {
+  std::uint64_t bytes = 0;
+  std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
+};
+// The limit of this process's cgroup (limits.cpp): read from `cgroup_root` (v2: memory.max less
+// memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes; the use less
+// the inactive file cache of memory.stat), in the cgroup that `self_cgroup` names and each of its
+// ancestors, the tightest; nothing where none is set.
+std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
+// The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
+std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",
+                                        const std::string& self_cgroup = "/proc/self/cgroup");
+// Why `count` elements of `element_bytes` cannot be held in memory_limit() (with machine_only, in
+// the machine's memory, whatever the cgroup's limit), in words that start with `what` ("--n 5 int
+// elements"), or nothing if they can.
+std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what,
+                                          bool machine_only = false);
+
+}  // namespace reduction
