@@ -328,18 +328,6 @@ SumRun sum_over_gpus(const Gpus<T>& gpus, const Settings& settings, cudaGraphExe
   return run;
 }
 
-// The reference of random_part(seed, part), made and reduced 2^24 elements at a time.
-template <typename T>
-Reference<T> reference_in_pieces(std::uint64_t seed, Shard part) {
-  constexpr std::size_t kPiece = std::size_t(1) << 24;
-  std::vector<Reference<T>> pieces;
-  for (std::size_t b = 0; b < part.count || pieces.empty(); b += kPiece) {
-    const std::vector<T> piece = random_part<T>(seed, {part.begin + b, std::min(kPiece, part.count - b)});
-    pieces.push_back(reference_sum(piece.data(), piece.size()));
-  }
-  return combine_references(pieces);
-}
-
 template <typename T>
 int run(const ChapterInfo& info, const Options& options, const Settings& settings, const Processes& processes,
         const std::vector<T>* file, const std::string& source) {
@@ -368,8 +356,9 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   const T* data = file ? file->data() + part.begin : made.data();
   // The reference: each process's part on the CPU, the parts combined. A float sum that cannot fit
   // its type is refused here (status 2), on any machine.
-  const Reference<T> ref = combine_references(gather_items(
-      processes, std::vector{hold ? reference_sum(data, part.count) : reference_in_pieces<T>(options.seed, part)}));
+  const Reference<T> mine =
+      hold ? reference_sum(data, part.count) : reference_in_pieces<Sum, T>(part.count, options.seed, part.begin);
+  const Reference<T> ref = combine_references(gather_items(processes, std::vector{mine}));
   if (ref.exact)
     report.set_reference(ref, 0);  // the float bound needs the GPUs: below
   else

@@ -182,11 +182,12 @@ std::vector<T> generate_input(std::size_t n, std::uint64_t seed, Distribution d 
   return data;
 }
 
-// The reference of generate_input(n, seed) under Op, the input made and reduced 2^24 elements at a
-// time and never held whole: without a GPU that is all a program's analysis needs of it (06 to 09).
-// The pieces' references are joined as chapter 10 joins its shards' (exact for integers, max and min).
+// The reference of generate_input(n, seed) under Op (of its elements `first` to `first + n` - 1), the
+// input made and reduced 2^24 elements at a time and never held whole: without a GPU that is all a
+// program's analysis needs of it (06 to 10). The pieces' references are joined as chapter 10 joins
+// its shards' (exact for integers, max and min).
 template <typename Op, typename T>
-Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed) {
+Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed, std::size_t first = 0) {
   constexpr std::size_t kPiece = std::size_t(1) << 24;
   std::vector<T> piece;
   Reference<T> whole = reference_reduce<Op>(piece.data(), 0);
@@ -195,7 +196,7 @@ Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed) {
   for (std::size_t begin = 0; begin < n; begin += kPiece) {
     piece.resize(std::min(kPiece, n - begin));
     parallel_chunks(piece.size(), cpu_workers(piece.size()), [&](std::size_t b, std::size_t e, unsigned) {
-      for (std::size_t i = b; i < e; ++i) piece[i] = random_element<T>(seed, begin + i, Distribution::Default);
+      for (std::size_t i = b; i < e; ++i) piece[i] = random_element<T>(seed, first + begin + i, Distribution::Default);
     });
     const Reference<T> part = reference_reduce<Op>(piece.data(), piece.size());
     if constexpr (!std::is_same_v<Op, Sum>) {
