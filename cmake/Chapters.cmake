@@ -28,25 +28,43 @@ endfunction()
 # tests require build.<chapter>, its folder's targets only (`ctest -L chapter08` compiles nothing of
 # 09 and 10, which include 08's kernel); other CPU tests build.cpu, GPU tests build.gpu (targets
 # cpu_tests and gpu_tests, cmake/Fuzz.cmake; build.gpu where the GPU test programs are built).
+# The bug zoo's targets (<chapter>_zoo..., <chapter>_with_zoo) are generated from the solution
+# header, and its tests (labelled zoo) require build.<chapter>.zoo: a student's header put in place
+# of the solution cannot make the zoo, and must not keep the chapter's own tests from running.
 function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(cpu_fixture reduction_built_cpu)
+  set(zoo_fixture reduction_built_cpu)
   if(folder MATCHES "^[0-9][0-9]_")
     get_property(targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
     get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
     if(NOT REDUCTION_BUILD_GPU_TESTS AND gpu_programs)
       list(REMOVE_ITEM targets ${gpu_programs})
     endif()
+    set(zoo_targets ${targets})
+    list(FILTER zoo_targets INCLUDE REGEX "^${folder}_(zoo|with_zoo)")
+    list(FILTER targets EXCLUDE REGEX "^${folder}_(zoo|with_zoo)")
     add_test(NAME build.${folder} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${targets})
     set_tests_properties(build.${folder} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}
                          RESOURCE_LOCK reduction_build TIMEOUT 3600)
     set(cpu_fixture reduction_built_${folder})
+    set(zoo_fixture reduction_built_${folder})
+    if(zoo_targets)
+      add_test(NAME build.${folder}.zoo
+               COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${zoo_targets})
+      set_tests_properties(build.${folder}.zoo PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}_zoo
+                           RESOURCE_LOCK reduction_build TIMEOUT 3600)
+      set(zoo_fixture reduction_built_${folder}_zoo)
+    endif()
   endif()
   foreach(test IN LISTS tests)
     if(NOT test MATCHES "^(build|exercises|summary|zoo[.]generator)[.]")
       get_test_property(${test} LABELS labels)
       set(fixture ${cpu_fixture})
+      if("zoo" IN_LIST labels)
+        set(fixture ${zoo_fixture})
+      endif()
       if("gpu" IN_LIST labels AND REDUCTION_BUILD_GPU_TESTS)
         set(fixture reduction_built_gpu)
       endif()
