@@ -307,3 +307,27 @@ TEST_CASE("chapter 09's warp_volatile on the CPU emulator: a race in its warp fi
       return;
     }
 }
+
+// What nvcc accepts, the emulator must accept: a warp's sum written with CUDA's warpSize and its
+// min() and max() of an int and an unsigned, which a host compiler does not declare (the shim does).
+namespace cuda_builtins {
+using Element = Checked<std::int32_t>;
+
+__global__ void warp_size_min_max(const Element* input, std::size_t n, Element* block_results) {
+  Element sum(0);
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) sum = sum + input[i];
+  for (int offset = min(warpSize, blockDim.x) / 2; offset > 0; offset /= 2)
+    sum = sum + __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (threadIdx.x == unsigned(max(0, int(threadIdx.x) - warpSize))) block_results[blockIdx.x] = sum;
+}
+}  // namespace cuda_builtins
+
+TEST_CASE("the CPU emulator takes CUDA's warpSize, min() and max()", "[chapter09][emulator]") {
+  using V = std::int32_t;
+  emu::PassesOptions options;
+  const auto input = reduction::generate_input<V>(1000, reduction::testing::fresh_seed());
+  const auto run =
+      emu::emulate_passes(input, two_passes<V>(&cuda_builtins::warp_size_min_max, 32, 1, 0), options, ch09::shared_bytes);
+  INFO(run.describe());
+  CHECK(run.findings.empty());
+}

@@ -28,25 +28,43 @@ endfunction()
 # tests require build.<chapter>, its folder's targets only (`ctest -L chapter08` compiles nothing of
 # 09 and 10, which include 08's kernel); other CPU tests build.cpu, GPU tests build.gpu (targets
 # cpu_tests and gpu_tests, cmake/Fuzz.cmake; build.gpu where the GPU test programs are built).
+# The bug zoo's targets (<chapter>_zoo..., <chapter>_with_zoo) are generated from the solution
+# header, and its tests (labelled zoo) require build.<chapter>.zoo: a student's header put in place
+# of the solution cannot make the zoo, and must not keep the chapter's own tests from running.
 function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(cpu_fixture reduction_built_cpu)
+  set(zoo_fixture reduction_built_cpu)
   if(folder MATCHES "^[0-9][0-9]_")
     get_property(targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
     get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
     if(NOT REDUCTION_BUILD_GPU_TESTS AND gpu_programs)
       list(REMOVE_ITEM targets ${gpu_programs})
     endif()
+    set(zoo_targets ${targets})
+    list(FILTER zoo_targets INCLUDE REGEX "^${folder}_(zoo|with_zoo)")
+    list(FILTER targets EXCLUDE REGEX "^${folder}_(zoo|with_zoo)")
     add_test(NAME build.${folder} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${targets})
     set_tests_properties(build.${folder} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}
                          RESOURCE_LOCK reduction_build TIMEOUT 3600)
     set(cpu_fixture reduction_built_${folder})
+    set(zoo_fixture reduction_built_${folder})
+    if(zoo_targets)
+      add_test(NAME build.${folder}.zoo
+               COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${zoo_targets})
+      set_tests_properties(build.${folder}.zoo PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}_zoo
+                           RESOURCE_LOCK reduction_build TIMEOUT 3600)
+      set(zoo_fixture reduction_built_${folder}_zoo)
+    endif()
   endif()
   foreach(test IN LISTS tests)
     if(NOT test MATCHES "^(build|exercises|summary|zoo[.]generator)[.]")
       get_test_property(${test} LABELS labels)
       set(fixture ${cpu_fixture})
+      if("zoo" IN_LIST labels)
+        set(fixture ${zoo_fixture})
+      endif()
       if("gpu" IN_LIST labels AND REDUCTION_BUILD_GPU_TESTS)
         set(fixture reduction_built_gpu)
       endif()
@@ -150,11 +168,15 @@ function(reduction_add_tests chapter kind)
   _reduction_label(${chapter} label)
   set(labels "${label};${kind}")
   set(filter "")
+  set(emulated OFF)
+  set(not_emulated OFF)
   foreach(source IN LISTS ARGN)
     file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
     get_filename_component(source_name ${source} NAME)
     if(kind STREQUAL "cpu" AND source_name MATCHES "^test_emulated")
-      list(APPEND labels emulator)  # the summary (cmake/TestSummary.cmake) tells the CPU emulator from a GPU by it
+      set(emulated ON)
+    elseif(kind STREQUAL "cpu")
+      set(not_emulated ON)
     elseif(kind STREQUAL "gpu" AND text MATCHES "\\[huge\\]")
       set(filter "~[huge]")
     endif()
@@ -170,10 +192,28 @@ function(reduction_add_tests chapter kind)
     # long ones (tens of seconds) do not start last and keep ctest -j waiting.
     reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter} PROPERTIES COST 50)
   else()
-    add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
+    # The label emulator: the summary (cmake/TestSummary.cmake) tells the kernel's own check on the
+    # CPU emulator (test_emulated.cpp's cases, tagged [emulator]) from a GPU by it. The program's
+    # other CPU tests (03 to 05: the analysis, whose figures are of the chapter's pattern) are a
+    # test of their own, so that a kernel right in another pattern is not reported as failing on
+    # the emulator.
+    set(tests ${chapter}.cpu_tests)
+    if(emulated AND not_emulated)
+      add_test(NAME ${chapter}.cpu_tests COMMAND ${target} "[emulator]")
+      add_test(NAME ${chapter}.analysis_tests COMMAND ${target} "~[emulator]")
+      set_tests_properties(${chapter}.analysis_tests PROPERTIES LABELS "${labels}")
+      list(APPEND tests ${chapter}.analysis_tests)
+    else()
+      add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
+    endif()
+    if(emulated)
+      set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels};emulator")
+    else()
+      set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}")
+    endif()
     # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
     # access in it is not: a time limit too, well above the slowest run on a busy laptop.
-    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
+    set_tests_properties(${tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
     _reduction_guard()
   endif()
 endfunction()

@@ -13,7 +13,7 @@ function(reduction_add_test_summary)
   endif()
   file(WRITE ${CMAKE_BINARY_DIR}/CTestCustom.cmake "set(CTEST_CUSTOM_POST_TEST \"\\\"${CMAKE_COMMAND}\\\" "
     "-DBUILD_DIR=${CMAKE_BINARY_DIR} \\\"-DCTEST=${CMAKE_CTEST_COMMAND}\\\" -DGPU=${REDUCTION_GPU_VISIBLE} "
-    "\\\"-DKERNELS=${kernels}\\\" -P \\\"${CMAKE_CURRENT_FUNCTION_LIST_FILE}\\\"\")\n")
+    "\\\"-DKERNELS=${kernels}\\\" \\\"-DSOURCE_DIR=${PROJECT_SOURCE_DIR}\\\" -P \\\"${CMAKE_CURRENT_FUNCTION_LIST_FILE}\\\"\")\n")
   foreach(gpu ON OFF)  # on a canned log, with and without a GPU
     add_test(NAME summary.gpu_${gpu} COMMAND ${CMAKE_COMMAND} -DLOG=${CMAKE_CURRENT_FUNCTION_LIST_DIR}/summary_test.log
       -DGPU=${gpu} -DDISABLED=03_a.gpu "-DEMULATOR_TESTS=03_a.cpu|04_b.cpu|05_c.cpu" "-DGPU_TESTS=03_a.gpu|03_a.json|04_b.gpu"
@@ -156,6 +156,19 @@ if(NOT chapters)
 endif()
 list(REMOVE_DUPLICATES chapters)
 list(SORT chapters)
+# A header put in place of a solution (instructor/README.md, "Checking a student's kernel") is not
+# the tutorial's solution: git names the solution/ headers that differ from the committed ones.
+if(KERNELS STREQUAL "the tutorial's solutions" AND SOURCE_DIR)
+  find_program(GIT git)
+  if(GIT)
+    execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" diff --name-only HEAD -- "*/solution/*"
+                    OUTPUT_VARIABLE changed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(changed)
+      string(REPLACE "\n" ", " changed "${changed}")
+      set(KERNELS "the tutorial's solutions, except the solution/ headers that differ from the commit: ${changed}")
+    endif()
+  endif()
+endif()
 message("\nWhat this run checked, chapter by chapter (the kernels: ${KERNELS}):")
 foreach(chapter IN LISTS chapters)
   verdict(other "" ${other_${chapter}})

@@ -681,9 +681,11 @@ void Machine::run_block(unsigned b) {
     std::string text = "a __syncthreads() that not every thread reaches, in block " + std::to_string(b) + " after " +
                        std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ");
     for (std::size_t i = 0; i < sites.size(); ++i)
-      text += (i ? "; " : "") + some_threads(sites[i].second) + " wait at " + base_name(sites[i].first.first) + ":" +
+      text += (i ? "; " : "") + some_threads(sites[i].second) + (sites[i].second.size() == 1 ? " waits at " : " wait at ") +
+              base_name(sites[i].first.first) + ":" +
               std::to_string(sites[i].first.second);
-    if (!returned.empty()) text += "; " + some_threads(returned) + " have returned and never will";
+    if (!returned.empty())
+      text += "; " + some_threads(returned) + (returned.size() == 1 ? " has" : " have") + " returned and never will";
     text += ". Every thread of the block must reach every barrier (the run stops here)";
     Event event;
     event.text = text;

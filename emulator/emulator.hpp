@@ -729,6 +729,21 @@ struct WarpShuffle {
 #define __shfl_xor_sync \
   ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kXor, __FILE__, __LINE__}
 
+// CUDA's warpSize, and its min() and max() of two numbers, which CUDA declares for every pair of
+// arithmetic types (int with unsigned included: the usual arithmetic conversions pick the type);
+// a host compiler declares none of them, and what nvcc accepts the emulator must accept.
+inline constexpr int warpSize = 32;
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(b) < C(a) ? C(b) : C(a);
+}
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(a) < C(b) ? C(b) : C(a);
+}
+
 // atomicAdd on an element of global or shared memory: an atomic read-add-write, checked as one
 // (emulator.cpp); returns the old value.
 template <typename V>
