@@ -1,10 +1,11 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
 // runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, one fiber per
-// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, and max and min
-// of NaN, -0 and infinities, with no race, no access out of bounds, no read of unwritten memory, every
-// barrier and warp collective reached. warp_volatile, the cautionary example, counts on lock-step
-// warps, which no GPU since Volta promises: the emulator must find its race. fastest's warp_total takes
-// its shuffle path here (its sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
+// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, `exact`'s
+// correctly rounded sum bit for bit, and max and min of NaN, -0 and infinities, with no race, no
+// access out of bounds, no read of unwritten memory, every barrier and warp collective reached.
+// warp_volatile, the cautionary example, counts on lock-step warps, which no GPU since Volta
+// promises: the emulator must find its race. fastest's warp_total takes its shuffle path here (its
+// sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
 #include <limits>
 #include <random>
 #include <utility>
@@ -179,8 +180,9 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
 
 // fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, a block per
 // tile of kRounds rounds of loads, then fold_kernel, one block of fold_threads. (Sums too, here; on the
-// GPU a sum's tiles hand their totals to the words with atomics the emulator does not model:
-// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic.)
+// GPU a sum's tiles hand their totals to the words (add_to_words, a GPU-only function):
+// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic, and `exact` below the
+// words and words_kernel.)
 template <typename Op, typename V, int kRounds>
 Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
   using T = Checked<V>;
@@ -317,6 +319,19 @@ TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounde
       check_exact<V, 64>(what, data, 2, misalignment);
     }
   }
+}
+
+// As the GPU test has it: one block, each thread past 2^14 elements of one window (where a float's
+// double register must go to the shared words first), of both signs, cancelling down to the last bits.
+TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: each thread's register emptied many times",
+                   "[chapter09][emulator]", float, double) {
+  using V = TestType;
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<V> data(32 * ((1 << 14) + 300));
+  for (auto& x : data) x = V(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
+  check_exact<V, 32>("2^14 + 300 elements a thread, in [0.5, 1), of both signs", data, 1, 0);
 }
 
 // Max and min by shuffle and each path of fastest on testing::special_inputs: the rule's answer, bits

@@ -44,6 +44,11 @@
 // is not taken as published. __ldg, __ldcg and __ldcs are plain loads (the emulator has no caches); a
 // 16-byte uint4 load is a load of each element it covers.
 //
+// 09's exact finish keeps integer words: its kernels' shared words are Checked<long long>
+// (reduction::Rebind), checked like elements; the global ones (PassMemory::sum_words) take atomicAdd
+// on unsigned long long, a checked atomic, and __ldcg, a checked load. __ballot_sync is a collective
+// like a shuffle.
+//
 // Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
 // shuffles of anything but whole values, operators other than the sum (but emulate_passes: max, min),
 // sm_80's warp reductions (__reduce_add_sync: the kernels' #if keeps them out of a host

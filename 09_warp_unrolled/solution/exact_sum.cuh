@@ -88,9 +88,10 @@ REDUCTION_HD int leading_zeros(std::uint32_t v) {
 // The value words[lowest .. highest] stand for (every other value word zero; lowest <= highest),
 // rounded to T once. Two passes over those words and the two above them, in registers: the first
 // moves the carries up to find the sign; the second makes the digits of the magnitude, 32 bits each,
-// and keeps the top three nonzero ones and whether any digit below them is set.
-template <typename T>
-REDUCTION_HD T exact_round(const long long* words, int lowest, int highest) {
+// and keeps the top three nonzero ones and whether any digit below them is set. (Word: long long;
+// on the CPU emulator, a checked one.)
+template <typename T, typename Word>
+REDUCTION_HD T exact_round(const Word* words, int lowest, int highest) {
   using F = ExactFormat<T>;
   // Past the highest word the carry is below 2^31 in size: two more digits leave a carry of 0 (a
   // positive total) or -1 (negative).
@@ -145,8 +146,8 @@ REDUCTION_HD T exact_round(const long long* words, int lowest, int highest) {
 }
 
 // A NaN, +infinity or -infinity where a tile's result was one; otherwise 0 (exact_round decides).
-template <typename T>
-REDUCTION_HD bool exact_special(const long long* words, T& special) {
+template <typename T, typename Word>
+REDUCTION_HD bool exact_special(const Word* words, T& special) {
   using F = ExactFormat<T>;
   const T infinity = static_cast<T>(HUGE_VAL);  // (std::numeric_limits' functions are host-only)
   const bool plus = words[F::kPlusInfinity] != 0, minus = words[F::kMinusInfinity] != 0;
@@ -228,7 +229,7 @@ __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) 
     using V = typename reduction::Scalar<T>::type;  // float or double (on the CPU emulator T is a checked V)
     using F = ExactFormat<V>;
     constexpr int kRows = (F::kWords + 31) / 32;
-    __shared__ long long w[kRows * 32];
+    __shared__ typename reduction::Rebind<T, long long>::type w[kRows * 32];  // long long
     unsigned nonzero[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
