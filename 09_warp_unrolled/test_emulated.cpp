@@ -1,10 +1,13 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
 // runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, one fiber per
-// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, and max and min
-// of NaN, -0 and infinities, with no race, no access out of bounds, no read of unwritten memory, every
-// barrier and warp collective reached. warp_volatile, the cautionary example, counts on lock-step
-// warps, which no GPU since Volta promises: the emulator must find its race. fastest's warp_total takes
-// its shuffle path here (its sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
+// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, `exact`'s
+// correctly rounded sum bit for bit, and max and min of NaN, -0 and infinities, with no race, no
+// access out of bounds, no read of unwritten memory, every barrier and warp collective reached.
+// warp_volatile, the cautionary example, counts on lock-step warps, which no GPU since Volta
+// promises: the emulator must find its race. fastest's warp_total takes its shuffle path here (its
+// sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
+#include <limits>
+#include <random>
 #include <utility>
 
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
@@ -13,6 +16,7 @@ REDUCTION_EMULATOR_DYNAMIC_SHARED(ch09)  // what the warp finishes' `extern __sh
 #define REDUCTION_EMULATOR               // the headers' launchers need the CUDA runtime: left out
 #include "fastest.cuh"
 #include "fastest_small.cuh"
+#include "same_bits.cuh"
 #include "shuffle.cuh"
 #include "unrolled.cuh"
 #include "warp_finish.cuh"
@@ -176,8 +180,9 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
 
 // fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, a block per
 // tile of kRounds rounds of loads, then fold_kernel, one block of fold_threads. (Sums too, here; on the
-// GPU a sum's tiles hand their totals to the words with atomics the emulator does not model:
-// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic.)
+// GPU a sum's tiles hand their totals to the words (add_to_words, a GPU-only function):
+// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic, and `exact` below the
+// words and words_kernel.)
 template <typename Op, typename V, int kRounds>
 Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
   using T = Checked<V>;
@@ -232,6 +237,101 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
         !check_fastest_grid<TestType, false, 4, true, false>(32, misalignment, seed))
       return;
   }
+}
+
+// `exact`, the correctly rounded sum, as launch_exact launches it: exact_kernel, every element into
+// its block's words in shared memory and those into the sum words with atomics, then words_kernel,
+// one warp, rounding them once. Its answer is exact_total's on the CPU (exact_sum.cuh), bit for bit,
+// in every order of the threads and blocks, and the sum words end at zero.
+template <typename V, int kThreads>
+Passes<V> exact_passes(int grid, emu::PassesOptions& options) {
+  using T = Checked<V>;
+  options.sum_words = ch09::kSumWords;
+  options.check_value = false;  // exact_total's bits below, where NaN and infinities have no bound
+  return {{unsigned(grid), unsigned(kThreads), 0,
+           [](const emu::PassMemory<V>& m) { ch09::exact_kernel<T, kThreads>(m.input, m.n, m.sum_words); }},
+          {1, 32, 0, [](const emu::PassMemory<V>& m) { ch09::words_kernel<T>(m.sum_words, m.result); }}};
+}
+
+template <typename V>
+V exact_on_cpu(const std::vector<V>& x) {
+  std::vector<long long> words(ch09::ExactFormat<V>::kWords, 0);
+  for (const V v : x) ch09::exact_add(v, [&](int word, long long piece) { words[std::size_t(word)] += piece; });
+  return ch09::exact_total<V>(words.data());
+}
+
+template <typename V, int kThreads>
+void check_exact(const std::string& what, const std::vector<V>& input, int grid, std::size_t misalignment) {
+  emu::PassesOptions options;
+  options.misalignment = misalignment;
+  const auto run = emu::emulate_passes(input, exact_passes<V, kThreads>(grid, options), options, ch09::shared_bytes);
+  const std::string name = "chapter 09's exact (exact_kernel in " + std::to_string(grid) + " blocks of " +
+                           std::to_string(kThreads) + " threads, then words_kernel; input " +
+                           std::to_string(misalignment) + " elements past a 64-byte boundary) on " + what;
+  if (!emu::testing::check_verdict(name, run)) return;
+  const V want = exact_on_cpu(input);
+  for (std::size_t s = 0; s < run.results.size(); ++s) {
+    INFO(name << ", threads in the order " << emu::detail::schedule_text(run.schedules[s], run.blocks_reversed[s])
+              << ": the exact sum rounded once is " << want);
+    CHECK((run.results[s].size() == 1 && reduction::testing::same_value(run.results[s][0], want)));
+  }
+}
+
+// The GPU test's inputs made to break a sum that is not exact (test_warp_unrolled.cu): cancellation of
+// the largest values, magnitudes from the smallest subnormal to the largest finite value, ties and
+// just past them, every sign, infinities and NaN; each scattered among zeros (every third one -0).
+TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounded once, bit for bit",
+                   "[chapter09][emulator]", float, double) {
+  using V = TestType;
+  using L = std::numeric_limits<V>;
+  const V big = L::max(), tiny = L::denorm_min(), eps = L::epsilon(), inf = L::infinity();
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<std::string, std::vector<V>>> cases = {
+      {"1", {V(1)}},
+      {"the largest values cancelling", {big, V(1), -big}},
+      {"a sum that passes infinity in this order", {big, big, -big}},
+      {"a sum too large to be finite", {big, big}},
+      {"a tie (to even: 1)", {V(1), eps / 2}},
+      {"just past a tie", {V(1), eps / 2, tiny}},
+      {"just short of a negative tie", {-V(1), -eps / 2, tiny}},
+      {"subnormals and the smallest normals", {tiny, tiny, -tiny, L::min(), -L::min()}},
+      {"+infinity", {inf, V(1)}},
+      {"-infinity and the largest value", {-inf, big}},
+      {"+infinity and -infinity", {inf, -inf}},
+      {"a NaN", {V(1), L::quiet_NaN()}}};
+  std::vector<V> spread;  // every exponent, random signs, then all but a few taken away again
+  for (int e = L::min_exponent - L::digits; e < L::max_exponent; ++e)
+    spread.push_back(std::ldexp(V(1) + V(rng() % 1000) * eps, e) * (rng() % 2 ? 1 : -1));
+  const std::size_t kept = spread.size();
+  for (std::size_t i = 0; i < kept; ++i)
+    if (i % 97 != 0) spread.push_back(-spread[i]);
+  cases.push_back({"every exponent, most of them cancelling", spread});
+  for (const auto& [what, values] : cases) {
+    std::vector<V> data(std::max<std::size_t>(1000, 2 * values.size()) + 7, V(0));
+    for (std::size_t i = 0; i < data.size(); i += 3) data[i] = -V(0);
+    for (const V v : values) data[rng() % data.size()] = v;  // a collision only changes the case
+    for (const std::size_t misalignment : {0, 1}) {
+      // launch_exact's grid for n on a GPU of kResident blocks, and grids in smaller blocks.
+      check_exact<V, 256>(what, data, ch08::grid_for(data.size(), 256 * 16, kResident), misalignment);
+      check_exact<V, 32>(what, data, kResident, misalignment);
+      check_exact<V, 64>(what, data, 2, misalignment);
+    }
+  }
+}
+
+// As the GPU test has it: one block, each thread past 2^14 elements of one window (where a float's
+// double register must go to the shared words first), of both signs, cancelling down to the last bits.
+TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: each thread's register emptied many times",
+                   "[chapter09][emulator]", float, double) {
+  using V = TestType;
+  const auto seed = reduction::testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::vector<V> data(32 * ((1 << 14) + 300));
+  for (auto& x : data) x = V(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
+  check_exact<V, 32>("2^14 + 300 elements a thread, in [0.5, 1), of both signs", data, 1, 0);
 }
 
 // Max and min by shuffle and each path of fastest on testing::special_inputs: the rule's answer, bits

@@ -57,6 +57,8 @@ struct Product {
 
 // The number an element holds: T itself. (The CPU emulator's element, Checked<V>, holds a V.)
 template <typename T> struct Scalar { using type = T; };
+// An element of the same kind as T that holds a U: U itself. (The emulator's: Checked<U>.)
+template <typename T, typename U> struct Rebind { using type = U; };
 
 namespace detail {
 // The largest and lowest values of T: +inf and -inf for floating point, the extreme values for

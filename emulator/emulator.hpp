@@ -44,6 +44,11 @@
 // is not taken as published. __ldg, __ldcg and __ldcs are plain loads (the emulator has no caches); a
 // 16-byte uint4 load is a load of each element it covers.
 //
+// 09's exact finish keeps integer words: its kernels' shared words are Checked<long long>
+// (reduction::Rebind), checked like elements; the global ones (PassMemory::sum_words) take atomicAdd
+// on unsigned long long, a checked atomic, and __ldcg, a checked load. __ballot_sync is a collective
+// like a shuffle.
+//
 // Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
 // shuffles of anything but whole values, operators other than the sum (but emulate_passes: max, min),
 // sm_80's warp reductions (__reduce_add_sync: the kernels' #if keeps them out of a host
@@ -315,6 +320,10 @@ struct Checked {
 
 }  // namespace reduction::emulator
 template <typename V> struct reduction::Scalar<reduction::emulator::Checked<V>> { using type = V; };  // for identities
+// A kernel's other arrays (09's exact_kernel: its words) as checked elements too.
+template <typename V, typename U> struct reduction::Rebind<reduction::emulator::Checked<V>, U> {
+  using type = reduction::emulator::Checked<U>;
+};
 namespace reduction::emulator {
 
 namespace detail {
@@ -489,6 +498,7 @@ struct PassMemory {
   Checked<V>* partials;
   Checked<V>* result;
   unsigned* blocks_done;
+  long long* sum_words;  // 09's exact finish: integer words, zero at the start, added to by atomics
 };
 
 // One launch, <<<blocks, threads, shared_bytes>>>: `kernel` calls the chapter's kernel with the
@@ -513,6 +523,10 @@ struct PassesOptions {
   std::size_t depth = 0;         // the tolerance's rounded additions (the chapter's depth)
   bool same_bits = false;        // a fixed order of additions: every schedule gives the same bits
   std::size_t misalignment = 0;  // the input starts this many elements past a 64-byte boundary
+  std::size_t sum_words = 0;     // how many words sum_words holds; each must end at zero again
+  // false: the caller checks the results itself (09's exact sum: bit for bit, NaN and infinities
+  // included, where the reference's bound says nothing); findings and unwritten results still count.
+  bool check_value = true;
 };
 
 namespace detail {
@@ -559,6 +573,7 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
     detail::GuardedBuffer<Element> data(n, guard, options.misalignment, poison),
         partials(options.partials, guard, 0, poison), result(1, guard, 0, poison);
     detail::GuardedBuffer<unsigned> counter(1, guard, 0, 0xdeadbeefu);
+    detail::GuardedBuffer<long long> words(options.sum_words, guard, 0, 0);  // zero, as the launcher keeps them
     for (std::size_t i = 0; i < n; ++i) data.begin[i] = Element(input[i]);
     if (options.answer == Answer::kResultFromIdentity) result.begin[0] = Element(Op::template identity<V>());
     counter.begin[0] = 0;
@@ -568,9 +583,10 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
         {"partials", partials.begin, options.partials, options.partials, guard, sizeof(Element), true,
          &partials_written},
         {"result", result.begin, 1, 1, guard, sizeof(Element), true},
-        {"blocks_done", counter.begin, 1, 1, guard, sizeof(unsigned), true}};
+        {"blocks_done", counter.begin, 1, 1, guard, sizeof(unsigned), true},
+        {"sum_words", words.begin, options.sum_words, options.sum_words, guard, sizeof(long long), true}};
     const std::size_t answer_buffer = options.answer == Answer::kPartialsOnHost ? 1 : 2;
-    const PassMemory<V> memory{data.begin, n, partials.begin, result.begin, counter.begin};
+    const PassMemory<V> memory{data.begin, n, partials.begin, result.begin, counter.begin, words.begin};
     std::vector<bool> written(buffers[answer_buffer].count, false);
     bool finished = true;
     for (std::size_t p = 0; p < passes.size() && finished; ++p) {
@@ -613,10 +629,12 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       run.results.push_back({});
       continue;
     }
-    const Reference<V> ref = reference_reduce<Op>(input.data(), n);
-    const long double tol = tolerance(ref, options.depth);
     std::string why;
-    if (!matches(value, ref, tol))
+    const Reference<V> ref = options.check_value ? reference_reduce<Op>(input.data(), n) : Reference<V>{};
+    const long double tol = options.check_value ? tolerance(ref, options.depth) : 0;
+    if (!options.check_value)
+      ;  // the caller's check
+    else if (!matches(value, ref, tol))
       why = "is not the " + std::string(Op::name) + ": its reference is " + detail::to_text(ref.value) +
             (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
     else if (options.same_bits && have_first && first_right && std::memcmp(&value, &first, sizeof(V)) != 0)
@@ -629,6 +647,13 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       run.findings.push_back({FindingKind::kWrongValue, name,
                               "blocks_done ends at " + std::to_string(counter.begin[0]) +
                                   ", not 0: the next launch's blocks would count from there"});
+    for (std::size_t i = 0; i < options.sum_words; ++i)
+      if (words.begin[i] != 0) {
+        run.findings.push_back({FindingKind::kWrongValue, name,
+                                "sum_words[" + std::to_string(i) + "] ends at " + std::to_string(words.begin[i]) +
+                                    ", not 0: the next launch would add to what it holds"});
+        break;
+      }
     if (!have_first) {
       have_first = true;
       first_right = why.empty();
@@ -744,12 +769,57 @@ inline std::common_type_t<A, B> max(A a, B b) {
   return C(a) < C(b) ? C(b) : C(a);
 }
 
+namespace reduction::emulator::detail {
+// __ballot_sync(mask, predicate): every lane of the mask learns which lanes' predicates are true.
+// A collective like a shuffle, and as a shuffle it orders no memory access: here one indexed
+// shuffle per lane of the mask, each lane's bit from that lane.
+struct WarpBallot {
+  const char* file;
+  int line;
+  unsigned operator()(unsigned mask, int predicate) const {
+    unsigned ballot = 0;
+    for (int lane = 0; lane < 32; ++lane)
+      if (mask >> lane & 1u) {
+        int mine = predicate != 0, theirs = mine;
+        shuffle(ShuffleKind::kIndexed, mask, &mine, &theirs, &copy_as<int>, lane, 32, file, line);
+        ballot |= unsigned(theirs) << lane;
+      }
+    return ballot;
+  }
+};
+}  // namespace reduction::emulator::detail
+#define __ballot_sync ::reduction::emulator::detail::WarpBallot{__FILE__, __LINE__}
+
+// The integer intrinsics: the lowest set bit, counted from 1 (0 for none); leading zeros of 32 bits;
+// a float's bits.
+inline int __ffs(int x) {
+  return __builtin_ffs(x);
+}
+inline int __clz(int x) {
+  return x == 0 ? 32 : __builtin_clz(unsigned(x));
+}
+inline unsigned __float_as_uint(float x) {
+  unsigned bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+
 // atomicAdd on an element of global or shared memory: an atomic read-add-write, checked as one
 // (emulator.cpp); returns the old value.
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  typename std::common_type<reduction::emulator::Checked<V>>::type value) {
   return reduction::emulator::detail::atomic_add(address, value);
+}
+
+// atomicAdd on a 64-bit integer word (09's exact finish: its words, in global memory, or a checked
+// word in shared memory, whose value comes first), one atomic access.
+inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long value) {
+  if (reduction::emulator::detail::running)
+    reduction::emulator::detail::atomic_access(address, address, sizeof *address, 0);
+  const unsigned long long old = *address;
+  *address = old + value;
+  return old;
 }
 
 // atomicInc, as CUDA defines it: the old value back, the new one old + 1, or 0 where old reached
@@ -775,6 +845,10 @@ template <typename T> inline T __ldcg(const T* address) {
   return *address;
 }
 template <typename T> inline T __ldcs(const T* address) {
+  return *address;
+}
+inline long long __ldcg(const long long* address) {  // a word of 09's exact finish: checked as a load
+  reduction::emulator::detail::load(address, address, sizeof *address, 0);
   return *address;
 }
 inline uint4 __ldg(const uint4* address) {

@@ -88,9 +88,10 @@ REDUCTION_HD int leading_zeros(std::uint32_t v) {
 // The value words[lowest .. highest] stand for (every other value word zero; lowest <= highest),
 // rounded to T once. Two passes over those words and the two above them, in registers: the first
 // moves the carries up to find the sign; the second makes the digits of the magnitude, 32 bits each,
-// and keeps the top three nonzero ones and whether any digit below them is set.
-template <typename T>
-REDUCTION_HD T exact_round(const long long* words, int lowest, int highest) {
+// and keeps the top three nonzero ones and whether any digit below them is set. (Word: long long;
+// on the CPU emulator, a checked one.)
+template <typename T, typename Word>
+REDUCTION_HD T exact_round(const Word* words, int lowest, int highest) {
   using F = ExactFormat<T>;
   // Past the highest word the carry is below 2^31 in size: two more digits leave a carry of 0 (a
   // positive total) or -1 (negative).
@@ -145,8 +146,8 @@ REDUCTION_HD T exact_round(const long long* words, int lowest, int highest) {
 }
 
 // A NaN, +infinity or -infinity where a tile's result was one; otherwise 0 (exact_round decides).
-template <typename T>
-REDUCTION_HD bool exact_special(const long long* words, T& special) {
+template <typename T, typename Word>
+REDUCTION_HD bool exact_special(const Word* words, T& special) {
   using F = ExactFormat<T>;
   const T infinity = static_cast<T>(HUGE_VAL);  // (std::numeric_limits' functions are host-only)
   const bool plus = words[F::kPlusInfinity] != 0, minus = words[F::kMinusInfinity] != 0;
@@ -201,6 +202,13 @@ __device__ void add_to_words(T total, long long* words, unsigned lane) {
   }
 }
 
+#else  // the host compiler (the CPU tests; the emulator, whose tiles store slots)
+template <typename T>
+void add_to_words(T total, long long* words, unsigned lane);  // declared, never called
+#endif
+
+#if defined(__CUDACC__) || defined(REDUCTION_EMULATOR)  // a kernel: nvcc, or the CPU emulator's shim
+
 // The tile path's last launch for a sum, one warp: it loads the words (lane l: words l, l + 32,
 // l + 64), sets them back to zero for the next call, finds the lowest and highest nonzero value
 // words with one ballot a row, and lane 0 rounds them to T (exact_round) and writes *result. A
@@ -218,9 +226,10 @@ __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) 
       *result = static_cast<T>(static_cast<unsigned int>(word));  // the low half: the sum in 32 bits
     }
   } else {
-    using F = ExactFormat<T>;
+    using V = typename reduction::Scalar<T>::type;  // float or double (on the CPU emulator T is a checked V)
+    using F = ExactFormat<V>;
     constexpr int kRows = (F::kWords + 31) / 32;
-    __shared__ long long w[kRows * 32];
+    __shared__ typename reduction::Rebind<T, long long>::type w[kRows * 32];  // long long
     unsigned nonzero[kRows];
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
@@ -234,8 +243,8 @@ __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) 
       if (k * 32 + int(lane) < F::kWords) words[k * 32 + lane] = 0;
     __syncwarp();
     if (lane != 0) return;
-    T total;
-    if (!exact_special<T>(w, total)) {
+    V total;
+    if (!exact_special<V>(w, total)) {
       int lowest = -1, highest = -1;
 #pragma unroll
       for (int k = 0; k < kRows; ++k)
@@ -243,15 +252,11 @@ __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) 
           if (lowest < 0) lowest = k * 32 + __ffs(int(nonzero[k])) - 1;
           highest = k * 32 + 31 - __clz(int(nonzero[k]));
         }
-      total = lowest < 0 ? T(0) : exact_round<T>(w, lowest, highest);
+      total = lowest < 0 ? V(0) : exact_round<V>(w, lowest, highest);
     }
     *result = total;
   }
 }
-
-#else  // the host compiler (the CPU tests; the emulator, whose tiles store slots)
-template <typename T>
-void add_to_words(T total, long long* words, unsigned lane);  // declared, never called
-#endif
+#endif  // a kernel
 
 }  // namespace ch09

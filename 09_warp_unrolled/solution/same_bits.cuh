@@ -53,7 +53,7 @@ std::size_t reproducible_depth(std::size_t n, int /*block: its own*/) {
   return plan.to_words ? tile_words_depth<T>(n, plan.block, plan.grid)
                        : grid_path_depth<T, true>(n, plan.block, plan.grid, plan.fold_block);
 }
-#ifndef REDUCTION_EMULATOR
+
 // The correctly rounded sum (variant `exact`): every input, not every tile's rounded result, goes
 // into the words of exact_sum.cuh, so the result is the exact sum of the inputs rounded once: the
 // one true answer, the same bits on any GPU and on the CPU (exact_total). An atomic per element
@@ -69,11 +69,14 @@ std::size_t reproducible_depth(std::size_t n, int /*block: its own*/) {
 // Inputs of one magnitude seldom touch shared memory; inputs that change window element by element
 // cost a shared atomic each. At the end each block's words, carried into 32-bit digits, go into the
 // sum words (a piece under 2^32 a block, as the tiles' are), and words_kernel rounds them once.
+// (On the CPU emulator T is a checked V, and the words checked long longs: V and Word say so.)
 template <typename T, int kThreads>
 __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ input, std::size_t n, long long* sum_words) {
-  using F = ExactFormat<T>;
+  using V = typename reduction::Scalar<T>::type;  // float or double
+  using F = ExactFormat<V>;
   using Bits = typename F::Bits;
-  __shared__ long long block_words[F::kWords];
+  using Word = typename reduction::Rebind<T, long long>::type;  // long long
+  __shared__ Word block_words[F::kWords];
   for (int i = threadIdx.x; i < F::kWords; i += kThreads) block_words[i] = 0;
   __syncthreads();
   const auto to_word = [&](int word, long long piece) {
@@ -88,10 +91,10 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
     if (value != 0) to_word(word, (long long)value);
   };
   int window = 0, adds = 0;
-  using Register = std::conditional_t<std::is_same_v<T, float>, double, __int128>;
+  using Register = std::conditional_t<std::is_same_v<V, float>, double, __int128>;
   Register sum = 0;
   const auto flush = [&] {
-    if constexpr (std::is_same_v<T, float>) {  // sum: an integer below 2^53 in units of 2^(16 window - 150)
+    if constexpr (std::is_same_v<V, float>) {  // sum: an integer below 2^53 in units of 2^(16 window - 150)
       const long long units = (long long)ldexp(sum, 150 - 16 * window);
       if (window == 0) put(units / 2, 0);  // even: window 0's elements are multiples of 2^-149
       else put(units, 16 * window - 1);
@@ -101,12 +104,12 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
     sum = 0;
     adds = 0;
   };
-  const auto add = [&](T x) {  // any element, one at a time
+  const auto add = [&](V x) {  // any element, one at a time
     Bits bits;
     memcpy(&bits, &x, sizeof bits);
     const unsigned exponent = unsigned(bits >> F::kFractionBits) & (2 * F::kBias + 1);
     if (Bits(bits << 1) == 0) return;  // +0 or -0
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<V, float>) {
       if (exponent >> 4 == 15) return exact_add(x, to_word);  // from 2^113, infinities and NaN
       if (int(exponent >> 4) != window || adds == 1 << 14) flush(), window = int(exponent >> 4);
       sum += double(x);
@@ -116,7 +119,7 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
       const unsigned shift = exponent != 0 ? exponent - 1 : 0;
       if (int(shift / 32) != window) flush(), window = int(shift / 32);
       const __int128 value = __int128(m) << (shift % 32);
-      sum += bits >> (8 * sizeof(T) - 1) ? -value : value;
+      sum += bits >> (8 * sizeof(V) - 1) ? -value : value;
     }
     ++adds;
   };
@@ -138,7 +141,7 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
       else
 #pragma unroll
         for (int j = 0; j < kCount; ++j) v[k].lane[j] = T(0);
-    if constexpr (std::is_same_v<T, float>) {  // the common case: every element in the window
+    if constexpr (std::is_same_v<V, float>) {  // the common case: every element in the window
       bool same = adds <= (1 << 14) - 4 * kCount;
 #pragma unroll
       for (int k = 0; k < 4; ++k)
@@ -174,6 +177,7 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
       atomicAdd(reinterpret_cast<unsigned long long*>(sum_words + i), static_cast<unsigned long long>(block_words[i]));
 }
 
+#ifndef REDUCTION_EMULATOR
 // `exact` for a sum: exact_kernel, one wave of blocks of 256 threads, then words_kernel. Integer
 // sums are exact anyway: fastest's. (Max and min are exact too; the registry offers `exact` for sums.)
 template <typename Op, typename T>
