@@ -10,6 +10,7 @@
 #include <random>
 #include <utility>
 
+#include "exact_cases.hpp"  // before the shim: the standard library alone
 #include "emulator/emulator_checks.hpp"  // last before the kernels: it ends with the CUDA shim
 
 REDUCTION_EMULATOR_DYNAMIC_SHARED(ch09)  // what the warp finishes' `extern __shared__ ... shared_bytes[]` names
@@ -277,38 +278,15 @@ void check_exact(const std::string& what, const std::vector<V>& input, int grid,
   }
 }
 
-// The GPU test's inputs made to break a sum that is not exact (test_warp_unrolled.cu): cancellation of
-// the largest values, magnitudes from the smallest subnormal to the largest finite value, ties and
-// just past them, every sign, infinities and NaN; each scattered among zeros (every third one -0).
+// The GPU test's inputs made to break a sum that is not exact (exact_cases.hpp), each scattered among
+// zeros (every third one -0).
 TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounded once, bit for bit",
                    "[chapter09][emulator]", float, double) {
   using V = TestType;
-  using L = std::numeric_limits<V>;
-  const V big = L::max(), tiny = L::denorm_min(), eps = L::epsilon(), inf = L::infinity();
   const auto seed = reduction::testing::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  std::vector<std::pair<std::string, std::vector<V>>> cases = {
-      {"1", {V(1)}},
-      {"the largest values cancelling", {big, V(1), -big}},
-      {"a sum that passes infinity in this order", {big, big, -big}},
-      {"a sum too large to be finite", {big, big}},
-      {"a tie (to even: 1)", {V(1), eps / 2}},
-      {"just past a tie", {V(1), eps / 2, tiny}},
-      {"just short of a negative tie", {-V(1), -eps / 2, tiny}},
-      {"subnormals and the smallest normals", {tiny, tiny, -tiny, L::min(), -L::min()}},
-      {"+infinity", {inf, V(1)}},
-      {"-infinity and the largest value", {-inf, big}},
-      {"+infinity and -infinity", {inf, -inf}},
-      {"a NaN", {V(1), L::quiet_NaN()}}};
-  std::vector<V> spread;  // every exponent, random signs, then all but a few taken away again
-  for (int e = L::min_exponent - L::digits; e < L::max_exponent; ++e)
-    spread.push_back(std::ldexp(V(1) + V(rng() % 1000) * eps, e) * (rng() % 2 ? 1 : -1));
-  const std::size_t kept = spread.size();
-  for (std::size_t i = 0; i < kept; ++i)
-    if (i % 97 != 0) spread.push_back(-spread[i]);
-  cases.push_back({"every exponent, most of them cancelling", spread});
-  for (const auto& [what, values] : cases) {
+  for (const auto& [what, values] : ch09::exact_breaking_cases<V>(rng)) {
     std::vector<V> data(std::max<std::size_t>(1000, 2 * values.size()) + 7, V(0));
     for (std::size_t i = 0; i < data.size(); i += 3) data[i] = -V(0);
     for (const V v : values) data[rng() % data.size()] = v;  // a collision only changes the case

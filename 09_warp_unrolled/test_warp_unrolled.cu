@@ -21,6 +21,7 @@
 #include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/testing/testing.hpp"
+#include "exact_cases.hpp"
 #include "harness.cuh"
 
 using namespace reduction;
@@ -580,41 +581,21 @@ T exact_reference(const std::vector<T>& x) {
   return ch09::exact_total<T>(words.data());
 }
 
-// Inputs made to break a sum that is not exact: cancellation of the largest values, magnitudes from
-// the smallest subnormal to the largest finite value, halfway cases, every sign, infinities and NaN;
-// each scattered over 2^20 zeros (some of them -0), so that its elements meet in different blocks.
+// Inputs made to break a sum that is not exact (exact_cases.hpp), each scattered over 2^20 zeros (some
+// of them -0), so that its elements meet in different blocks.
 TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs made to break it", "[chapter09]", float,
                    double) {
   using T = TestType;
-  using L = std::numeric_limits<T>;
-  const T big = L::max(), tiny = L::denorm_min(), eps = L::epsilon(), inf = L::infinity();
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  std::vector<std::vector<T>> cases = {
-      {T(1)},
-      {big, T(1), -big},                      // 1: the largest values cancel exactly
-      {big, big, -big},                       // big: a sum in this order passes infinity on the way
-      {big, big},                             // infinity: too large to round to a finite value
-      {T(1), eps / 2},                        // a tie: rounds to even, 1
-      {T(1), eps / 2, tiny},                  // just above the tie: 1 + eps
-      {-T(1), -eps / 2, tiny},                // just below the negative tie's size: -1
-      {tiny, tiny, -tiny, L::min(), -L::min()},
-      {inf, T(1)}, {-inf, big}, {inf, -inf}, {T(1), L::quiet_NaN()}};
-  std::vector<T> spread;  // every exponent, random signs, then all but a few taken away again
-  for (int e = L::min_exponent - L::digits; e < L::max_exponent; ++e)
-    spread.push_back(std::ldexp(T(1) + T(rng() % 1000) * eps, e) * (rng() % 2 ? 1 : -1));
-  const std::size_t kept = spread.size();
-  for (std::size_t i = 0; i < kept; ++i)
-    if (i % 97 != 0) spread.push_back(-spread[i]);
-  cases.push_back(spread);
   DeviceScratch scratch;
-  for (const auto& values : cases) {
+  for (const auto& [what, values] : ch09::exact_breaking_cases<T>(rng)) {
     std::vector<T> data((1 << 20) + 7, T(0));
     for (std::size_t i = 0; i < data.size(); i += 3) data[i] = -T(0);
     for (const T v : values) data[rng() % data.size()] = v;  // a collision only changes the case
     const T want = exact_reference(data);
-    INFO("case of " << values.size() << " values, exact sum rounded once " << want);
+    INFO(what << ": the exact sum rounded once is " << want);
     DeviceBuffer<T> input(data);
     for (const std::size_t offset : {0, 1}) {  // from a 16-byte boundary, and past it
       const T got = run_once<T>([&](T* r) {
