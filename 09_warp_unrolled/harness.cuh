@@ -7,7 +7,7 @@
 // warp_finish.cuh (warp_volatile, warp_syncwarp), unrolled.cuh, shuffle.cuh; for fastest,
 // fastest.cuh (its grid and tile paths) and fastest_small.cuh (the knobs the measurements picked,
 // its single-block path, and the launcher that picks a path); same_bits.cuh (reproducible, exact);
-// cub_reduce.cuh.
+// cub_reduce.cuh, compiled once in cub_launch.cu.
 // Every one reduces input[0, n) into result[0] through the launcher shape of chapters 06 to 09.
 #pragma once
 
@@ -24,7 +24,6 @@
 #include "common/ops.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
-#include "cub_reduce.cuh"
 #include "fastest_small.cuh"
 #include "same_bits.cuh"
 #include "shuffle.cuh"
@@ -32,6 +31,13 @@
 #include "warp_finish.cuh"
 
 namespace ch09 {
+
+// cub::DeviceReduce (solution/cub_reduce.cuh), compiled in cub_launch.cu for every --op and --type:
+// CUB is the slowest code of the chapter to compile, and a change to the kernels need not recompile it.
+template <typename Op, typename T>
+void launch_cub(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
+                cudaStream_t stream);
+std::size_t cub_depth(std::size_t n, int block);  // the bound of CUB's order of additions
 
 // The registry. warp_volatile, warp_syncwarp, unrolled and exact add (sum only); shuffle, fastest,
 // reproducible and cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).

@@ -164,44 +164,26 @@ void check_sums(const Team& team, const std::vector<std::size_t>& sizes) {
 
 const std::vector<std::size_t> kSizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
 
-}  // namespace
-
-TEMPLATE_TEST_CASE("one GPU: fastest's partial through either step 2 is the sum", "[multi_gpu]", std::int32_t, float,
-                   double) {
-  check_sums<TestType>(Team(1), kSizes);
-}
-
-TEMPLATE_TEST_CASE("every visible GPU: the sharded sum, n < G and n not divisible by G included", "[multi_gpu]",
-                   std::int32_t, float, double) {
-  const Team team(std::min(visible_gpus(), ch10::kMaxPeerGpus));
-  std::vector<std::size_t> sizes = kSizes;
-  for (std::size_t n : {std::size_t(team.size()) - 1, std::size_t(team.size()) + 1, std::size_t(3) * team.size()})
+// A team's NCCL setup takes seconds: each team is made once, and every check runs on it.
+void check_team(const Team& team) {
+  const int G = team.size();
+  INFO("G = " << G);
+  std::vector<std::size_t> sizes = kSizes;  // with n < G and n not divisible by G
+  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})
     if (n > 0) sizes.push_back(n);
-  check_sums<TestType>(team, sizes);
-}
+  check_sums<std::int32_t>(team, sizes);
+  check_sums<float>(team, sizes);
+  check_sums<double>(team, sizes);
 
-TEST_CASE("an empty shard's partial is 0", "[multi_gpu]") {
-  DeviceBuffer<float> partial(1);
-  DeviceScratch scratch;
-  partial.poison();
-  ch10::launch_shard_partial<float>(nullptr, 0, partial.data(), scratch, 0);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CHECK(partial.download_one() == 0.0f);
-}
-
-TEST_CASE("int partials wrap around modulo 2^32 in step 2, as on the CPU", "[multi_gpu]") {
-  const Team team(std::min(visible_gpus(), ch10::kMaxPeerGpus));
-  // Each GPU's shard sums to 2^31 - 1 - g: any two of them overflow 32 bits.
+  // Int partials wrap around modulo 2^32 in step 2, as on the CPU: each GPU's shard sums to
+  // 2^31 - 1 - g, and any two of them overflow 32 bits.
   std::vector<std::int32_t> data;
-  for (int g = 0; g < team.size(); ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
+  for (int g = 0; g < G; ++g) data.push_back(std::numeric_limits<std::int32_t>::max() - g);
   const auto ref = reference_sum(data.data(), data.size());
   for (bool peer : {false, team.peers()})
     for (std::int32_t total : sums(team, data, peer, 2, 1)) CHECK(total == ref.value);
-}
 
-TEST_CASE("NCCL's step 2 adds whole vectors element by element", "[multi_gpu]") {
-  const Team team(std::min(visible_gpus(), 8));
-  const int G = team.size();
+  // NCCL's step 2 adds whole vectors element by element.
   const std::size_t count = 100003;
   std::vector<std::unique_ptr<DeviceBuffer<float>>> sends, receives;
   for (int g = 0; g < G; ++g) {
@@ -225,9 +207,26 @@ TEST_CASE("NCCL's step 2 adds whole vectors element by element", "[multi_gpu]") 
       for (int r = 0; r < G; ++r) expected += float((i + r) % 5);
       wrong += got[i] != expected;
     }
-    INFO("GPU " << g);
+    INFO("NCCL vectors, GPU " << g);
     CHECK(wrong == 0);
     sends[g].reset(), receives[g].reset();
   }
   CUDA_CHECK(cudaSetDevice(0));
+}
+
+}  // namespace
+
+TEST_CASE("one GPU, then every visible GPU: step 1 and either step 2 give the sum", "[multi_gpu]") {
+  check_team(Team(1));
+  const int all = std::min(visible_gpus(), ch10::kMaxPeerGpus);
+  if (all > 1) check_team(Team(all));
+}
+
+TEST_CASE("an empty shard's partial is 0", "[multi_gpu]") {
+  DeviceBuffer<float> partial(1);
+  DeviceScratch scratch;
+  partial.poison();
+  ch10::launch_shard_partial<float>(nullptr, 0, partial.data(), scratch, 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(partial.download_one() == 0.0f);
 }

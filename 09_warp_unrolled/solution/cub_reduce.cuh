@@ -1,5 +1,6 @@
 // Chapter 09, step 6: the library ceiling. cub::DeviceReduce in the same process, timed beside
-// fastest on the same input.
+// fastest on the same input. The program compiles it once, in ../cub_launch.cu: CUB is the slowest
+// code of the chapter to compile, and a change to the chapter's kernels need not recompile it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -56,21 +57,6 @@ void launch_cub(const T* input, std::size_t n, T* result, int /*block*/, DeviceS
   }
   CUDA_CHECK(cub_reduce<Op>(scratch.get(bytes), bytes, input, n, result, stream));
   CUDA_CHECK_LAUNCH();
-}
-
-// CUB does not document its order of additions. This bound follows its reduction in this
-// toolkit's version (CCCL 3.0): tiles of 4096 elements, 16 added by each of 256 threads; each
-// block takes an even share of the tiles, and there are at least as many blocks as multiprocessors
-// while tiles last (CUB launches up to five waves) and never more than tiles; a block tree of 5
-// shuffle levels and 8 warp totals; then one block does the same over the block results.
-inline std::size_t cub_depth(std::size_t n, int /*block*/) {
-  constexpr std::size_t kTile = 4096, kPerThread = 16, kTree = 5 + 8;
-  const std::size_t tiles = std::max<std::size_t>(1, (n + kTile - 1) / kTile);
-  const std::size_t fewest_blocks = std::min<std::size_t>(tiles, ch08::multiprocessors());
-  const std::size_t most_blocks = tiles;
-  const std::size_t first = (tiles + fewest_blocks - 1) / fewest_blocks * kPerThread + kTree;
-  const std::size_t second = (most_blocks + kTile - 1) / kTile * kPerThread + kTree;
-  return first + second;
 }
 
 }  // namespace ch09
