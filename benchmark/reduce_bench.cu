@@ -29,6 +29,7 @@
 #include "07_coarsening/kernels.cuh"
 #include "08_two_pass/kernels.cuh"
 #include "09_warp_unrolled/harness.cuh"
+#include "09_warp_unrolled/solution/cub_reduce.cuh"  // cub_reduce: CUB called as CCCL's benchmark calls it
 #include "common/gpu.cuh"
 #include "common/ops.hpp"
 

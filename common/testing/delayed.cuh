@@ -21,11 +21,12 @@ namespace reduction {
 namespace delayed {
 // The warps (bit w: warp w of the block) whose stores wait, set by hold_back() before a launch.
 static __device__ std::uint32_t late_warps;
-// About half a millisecond (10^6 cycles at 2 GHz): far longer than the other warps take for a
-// whole 2048-element tree. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
+// About 0.1 ms (2 x 10^5 cycles at 2 GHz): far longer than the other warps take for a whole
+// 2048-element tree (microseconds), and short enough that the spinning, which holds the GPU, does
+// not slow the other tests that share it. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
 // a sleep between 0 and 2t). Which warps are late matters more than how long: see the zoo test
 // (instructor/zoo/zoo_delayed_warps.cu).
-constexpr long long kDelayCycles = 1000000;
+constexpr long long kDelayCycles = 200000;
 }  // namespace delayed
 
 inline void hold_back(std::uint32_t warps) { CUDA_CHECK(cudaMemcpyToSymbol(delayed::late_warps, &warps, sizeof warps)); }
