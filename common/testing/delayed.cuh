@@ -23,9 +23,9 @@ namespace delayed {
 static __device__ std::uint32_t late_warps;
 // About 0.1 ms (2 x 10^5 cycles at 2 GHz): far longer than the other warps take for a whole
 // 2048-element tree (microseconds), and short enough that the spinning, which holds the GPU, does
-// not slow the other tests that share it. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
-// a sleep between 0 and 2t). Which warps are late matters more than how long: see the zoo test
-// (instructor/zoo/zoo_delayed_warps.cu).
+// not slow the other tests that share it. Counted on the SM's clock rather than slept
+// (__nanosleep(t) promises only a sleep between 0 and 2t). Which warps are late matters more than
+// how long: see the zoo test (instructor/zoo/zoo_delayed_warps.cu).
 constexpr long long kDelayCycles = 200000;
 }  // namespace delayed
 
