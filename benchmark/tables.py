@@ -181,7 +181,7 @@ def chart(rows, path):
     right.legend(fontsize=8)
     fig.suptitle(", ".join(sorted({r["device"] for r in rows})), fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=80)
 
 
 def main():
