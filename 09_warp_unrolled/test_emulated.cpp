@@ -232,7 +232,7 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
       if (!check_fastest_tiles<TestType, 1>(block, misalignment, seed) ||
           !check_fastest_tiles<TestType, 2>(block, misalignment, seed))
         return;
-    // The other knobs `experiments knobs` times: two launches, chunks, one element a load.
+    // The other knobs: two launches, chunks, one element a load.
     if (!check_fastest_grid<TestType, true, 4, false, false>(32, misalignment, seed) ||
         !check_fastest_grid<TestType, true, 2, true, true>(32, misalignment, seed) ||
         !check_fastest_grid<TestType, false, 4, true, false>(32, misalignment, seed))

@@ -163,8 +163,7 @@ TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09
   }
 }
 
-// The knobs of fastest that `experiments knobs` (benchmark/experiments.cu) times: each combination
-// must be right too.
+// Every combination of fastest's knobs, not only FastestChoice's, must be right too.
 template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked>
 void check_fastest_knobs() {
   const auto seed = testing::fresh_seed();

@@ -26,7 +26,6 @@
 
 #include "08_two_pass/solution/two_pass.cuh"
 #include "09_warp_unrolled/solution/exact_sum.cuh"
-#include "09_warp_unrolled/solution/cub_reduce.cuh"
 #include "09_warp_unrolled/solution/fastest_small.cuh"
 #include "09_warp_unrolled/solution/unrolled.cuh"
 #include "09_warp_unrolled/solution/warp_finish.cuh"

@@ -2,8 +2,8 @@
 // for every size. This file holds its paths for large n; fastest_small.cuh the one for small n and
 // FastestChoice, the knobs the measurements picked.
 //
-// Large n, the grid path (fastest_kernel). Each knob is a template argument so that
-// `experiments knobs` (benchmark/experiments.cu) can time every combination:
+// Large n, the grid path (fastest_kernel). Each knob is a template argument, so that every
+// combination can be measured (FastestChoice names the winners) and tested:
 //  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
 //    one element. A quarter of the load instructions and address calculations for the same bytes.
 //  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
@@ -281,8 +281,8 @@ int fold_threads(unsigned count, int most) {
 // way the tiles read the input (wide_partial, this grid being one block): 16 bytes a load, four
 // loads in flight. There are thousands of results (16384 at 2^28 ints), where the one-pass grid's
 // last block has a few hundred; read one value a load (fold_block_results), they took four rounds
-// of trips to L2 instead of one, and the fold about 1.5 us more at 2^28 ints on an H100
-// (`experiments tail`), half a per cent of the whole reduction.
+// of trips to L2 instead of one, and the fold about 1.5 us more at 2^28 ints on an H100, half a
+// per cent of the whole reduction.
 template <typename Op, typename T>
 __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -389,7 +389,7 @@ void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, i
                                   result));
 }
 
-// Any configuration of the knobs, the grid from `waves` (`experiments knobs` and the tests).
+// Any configuration of the knobs, the grid from `waves` (the tests run every one).
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
                          cudaStream_t stream) {
