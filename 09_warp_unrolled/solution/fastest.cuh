@@ -58,30 +58,21 @@ struct Lanes {
   };
 };
 
-// One 16-byte vector through the read-only data path (__ldg, ld.global.nc), as CUB loads; with
-// kReadOnce, loaded as read once (__ldcs, ld.global.cs: the first to leave L2). The tile path
-// reads every byte of the input once, and so marked, the input may leave L2 before what is read
-// again: the tiles' results, which the fold reads at the end. (`ncu` finds those in L2 at the
-// fold; README.md, "The fold", has the measurements.)
-template <typename T, bool kReadOnce = false>
+// One 16-byte vector through the read-only data path (__ldg, ld.global.nc), as CUB loads. Every
+// byte of the input is read once, but loaded as read once (__ldcs, ld.global.cs: the first to leave
+// L2), the tile path took 2 to 5 % longer after an L2 flush, on an H100 and an H200, and as long
+// back to back (nvbench, 2^27 to 2^30 ints and doubles).
+template <typename T>
 __device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
-  const uint4* bits_address = reinterpret_cast<const uint4*>(address);
-  uint4 bits;
-  if constexpr (kReadOnce) bits = __ldcs(bits_address);
-  else bits = __ldg(bits_address);
+  const uint4 bits = __ldg(reinterpret_cast<const uint4*>(address));
   typename Lanes<T, true>::Vector v;
   static_assert(sizeof(v) == sizeof(bits), "a vector is 16 bytes");
   memcpy(&v, &bits, sizeof v);
   return v;
 }
-template <typename T>
-__device__ __forceinline__ typename Lanes<T, true>::Vector load_once(const typename Lanes<T, true>::Vector* address) {
-  return load_vector<T, true>(address);
-}
 
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kChunked, bool kReadOnce = false>
+template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kChunked>
 __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
-  static_assert(kWide || !kReadOnce, "load_once loads 16-byte vectors");
   // EXERCISE: thread_partial, reading kWide ? 16 bytes : one element per load. Hints:
   // HINT: - Lanes<T, kWide>::Vector is the unit of a load; the elements before the first aligned
   // HINT:   address (the head) and after the last whole vector (the tail) are added one by one by
@@ -89,7 +80,6 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
   // HINT: - kChunked: block b takes vectors [b * chunk, (b + 1) * chunk), chunk = `tile` where the
   // HINT:   caller gives one (the tile path), else ceil(vectors / gridDim.x), its threads striding by
   // HINT:   blockDim.x; otherwise the whole grid strides over all vectors;
-  // HINT: - kReadOnce: each vector through load_once(&vector[i]) instead of vector[i];
   // HINT: - issue kLoadsInFlight loads into an array (#pragma unroll) before adding any of them;
   // HINT:   in a thread's last round, a load past the end reads vector i again and adds the identity.
   // PLACEHOLDER: return Op::template identity<T>();
@@ -118,10 +108,7 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
     step = std::size_t(blockDim.x) * gridDim.x;
     end = vectors;
   }
-  const auto load = [vector](std::size_t at) {
-    if constexpr (kReadOnce) return load_once<T>(vector + at);
-    else return vector[at];
-  };
+  const auto load = [vector](std::size_t at) { return vector[at]; };
   // Rounds of kLoadsInFlight loads, all issued before the first is added.
   std::size_t i = first;
   for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
@@ -214,7 +201,7 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 }
 
 // The tile path's first launch: block b adds tile b, kRounds rounds of kLoadsInFlight 16-byte loads
-// by each of its threads, read once (load_once), and hands the tile's result on: with kToWords (a
+// by each of its threads (load_vector), and hands the tile's result on: with kToWords (a
 // sum) into the sum's words (add_to_words), else into its slot for fold_kernel. A whole tile is
 // read the short way: its loads at fixed offsets, no bounds to test, no loop, under half the
 // instructions (ncu, 2^24 ints on an H100: 2.5 million against 5.3 million), so its loads leave
@@ -229,9 +216,9 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long
   // HINT: - the tile is kRounds * kLoadsInFlight * blockDim.x vectors, the vectors counted from the
   // HINT:   first 16-byte boundary of the input, as in wide_partial;
   // HINT: - a whole tile (not block 0, and its end not past the last whole vector): each round,
-  // HINT:   kLoadsInFlight loads with load_once at vector + (round * kLoadsInFlight + k) * blockDim.x,
+  // HINT:   kLoadsInFlight loads with load_vector at vector + (round * kLoadsInFlight + k) * blockDim.x,
   // HINT:   issued before any is added;
-  // HINT: - otherwise wide_partial, chunked, read once, with the tile as its `tile`;
+  // HINT: - otherwise wide_partial, chunked, with the tile as its `tile`;
   // HINT: - then block_reduce; with kToWords the first warp hands the total on with
   // HINT:   add_to_words(total, sum_words, threadIdx.x), else thread 0 stores it in
   // HINT:   tile_results[blockIdx.x].
@@ -249,14 +236,14 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long
     for (int round = 0; round < kRounds; ++round) {
       Vector v[kLoadsInFlight];
 #pragma unroll
-      for (int k = 0; k < kLoadsInFlight; ++k) v[k] = load_once<T>(vector + (round * kLoadsInFlight + k) * blockDim.x);
+      for (int k = 0; k < kLoadsInFlight; ++k) v[k] = load_vector<T>(vector + (round * kLoadsInFlight + k) * blockDim.x);
 #pragma unroll
       for (int k = 0; k < kLoadsInFlight; ++k)
 #pragma unroll
         for (int j = 0; j < kCount; ++j) partial = op(partial, v[k].lane[j]);
     }
   } else {
-    partial = wide_partial<Op, T, true, kLoadsInFlight, true, true>(input, n, tile);
+    partial = wide_partial<Op, T, true, kLoadsInFlight, true>(input, n, tile);
   }
   const T total = block_reduce<Op>(partial);
   if constexpr (kToWords) {
