@@ -13,7 +13,6 @@
 #include <string_view>
 #include <utility>
 
-
 // A file named by the user is untrusted: every size read from it is checked against the file's
 // real size before anything is allocated, and every parse looks at each byte once, whatever the
 // file holds (no regular expressions, no recursion).
@@ -35,6 +34,7 @@ std::string escaped(std::string_view text, std::size_t max_length) {
   }
   return out;
 }
+
 namespace {
 
 // An open regular file, read by offset.
@@ -47,22 +47,13 @@ class InputFile {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
     refuse_unless_regular(st);
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd_ < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
+    fd_.number = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_.number < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
     // The path may name something else by now: check what was opened.
-    if (::fstat(fd_, &st) != 0) {
-      ::close(fd_);
-      throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
-    }
-    try {
-      refuse_unless_regular(st);
-    } catch (...) {
-      ::close(fd_);
-      throw;
-    }
+    if (::fstat(fd_.number, &st) != 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
+    refuse_unless_regular(st);
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  ~InputFile() { ::close(fd_); }
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
@@ -73,7 +64,7 @@ class InputFile {
   std::size_t read_at(std::uint64_t offset, void* out, std::size_t count) const {
     std::size_t done = 0;
     while (done < count) {
-      const ssize_t got = ::pread(fd_, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
+      const ssize_t got = ::pread(fd_.number, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
       if (got == 0) break;
@@ -92,8 +83,16 @@ class InputFile {
     throw InputError("input file '" + name_ + "' is " + kind + ", not a regular file");
   }
 
+  // Closed by its destructor, which runs also where InputFile's constructor throws.
+  struct Descriptor {
+    int number = -1;
+    ~Descriptor() {
+      if (number >= 0) ::close(number);
+    }
+  };
+
   std::string name_;
-  int fd_ = -1;
+  Descriptor fd_;
   std::uint64_t size_ = 0;
 };
 
