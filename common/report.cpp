@@ -198,8 +198,8 @@ bool Report::all_checked_correct() const {
 }
 
 // A wrong result stays 1 even where the report could not be written (stderr says both): it is the
-// graver news. Otherwise output that never arrived is 5, not a success, and not "no GPU"; a report
-// whose every result is unchecked is 6, "not verified", never 0.
+// graver news. Otherwise output that never arrived is 5, and a report whose every result is
+// unchecked is 6, "not verified": 0 says that a result was checked, and matched.
 int Report::finish() {
   print(true);
   const bool written = output_written(info_.name);
@@ -208,7 +208,6 @@ int Report::finish() {
     return kWrongResult;
   }
   if (!written) return kOutputFailed;
-  // "not verified" is not a success: 0 says that a result was checked, and matched.
   return !runs_.empty() && count_unchecked(runs_) == runs_.size() ? kNotVerified : kVerified;
 }
 
