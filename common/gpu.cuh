@@ -176,11 +176,10 @@ class RotatingInput {
   RotatingInput(const T* first, std::size_t n, std::size_t l2_bytes, bool hot_l2) : first_(first) {
     const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
     copies_ = hot_l2 ? 1 : std::clamp<std::size_t>((3 * l2_bytes + bytes - 1) / bytes, 1, kMaxCopies);
-    const std::size_t stride = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
-    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride * (copies_ - 1));
+    stride_ = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
+    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride_ * (copies_ - 1));
     for (std::size_t c = 0; c + 1 < copies_; ++c)
-      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
-    stride_ = stride;
+      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride_, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
   }
   const T* next() {
     const std::size_t c = turn_++ % copies_;

@@ -50,7 +50,8 @@ class InputFile {
     fd_.number = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd_.number < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
     // The path may name something else by now: check what was opened.
-    if (::fstat(fd_.number, &st) != 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
+    if (::fstat(fd_.number, &st) != 0)
+      throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
     refuse_unless_regular(st);
     size_ = static_cast<std::uint64_t>(st.st_size);
   }

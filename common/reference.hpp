@@ -143,7 +143,6 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
     const auto total = static_cast<std::int64_t>(sum);
     ref.value = static_cast<T>(static_cast<std::uint32_t>(sum));
     ref.precise = static_cast<long double>(ref.value);
-    ref.magnitude = 0;
     ref.exact = true;
     ref.wrapped = total != static_cast<std::int64_t>(ref.value);
   } else {

@@ -313,14 +313,12 @@ def run(program, args, max_rss_kib, timeout, how=None):
     how = how or {}
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", **how.get("env", {}))  # as on a machine without a GPU
     argv = how.get("prefix", []) + [program] + args
-    stdout, close_after = subprocess.DEVNULL, None
+    stdout = subprocess.DEVNULL
     if how.get("stdout") == "broken_pipe":  # the reader has gone before the first write
         reader, stdout = os.pipe()
         os.close(reader)
-        close_after = stdout
     elif how.get("stdout") == "full":
-        stdout = open("/dev/full", "wb")
-        close_after = stdout
+        stdout = os.open("/dev/full", os.O_WRONLY)
     elif how.get("stdout") == "closed":
         argv = ["/bin/sh", "-c", 'exec "$0" "$@" >&-'] + argv
     user = {"user": how["user"], "group": how["user"], "extra_groups": []} if "user" in how else {}
@@ -328,10 +326,8 @@ def run(program, args, max_rss_kib, timeout, how=None):
         try:
             child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err_file, env=env, **user)
         finally:
-            if isinstance(close_after, int):
-                os.close(close_after)
-            elif close_after is not None:
-                close_after.close()
+            if stdout != subprocess.DEVNULL:
+                os.close(stdout)
         # Reaped here with wait4(), which reports this child's own peak memory.
         killed = None
         deadline = time.monotonic() + timeout

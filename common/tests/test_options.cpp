@@ -145,7 +145,8 @@ TEST_CASE("a chapter's own int options are parsed strictly", "[options]") {
     CHECK(parsed.err.find("--coarse must be a whole number") != std::string::npos);
   }
   CHECK(coarse == 5);
-  for (auto [text, value] : std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
+  for (auto [text, value] :
+       std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
     CHECK_FALSE(parse(i, {"--coarse", text}, with_coarse).status);
     CHECK(coarse == value);
     CHECK(other == 6);  // defaults stay

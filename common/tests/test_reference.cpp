@@ -212,10 +212,9 @@ TEMPLATE_TEST_CASE("a product that underflows on the way is checked within what 
 }
 
 TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no thread can be started", "[reference]") {
-  // Under `prlimit --nproc=2` (a user other than root) the second thread could not be started: a
-  // joinable std::thread was destroyed as the exception unwound, and the program died of SIGABRT.
-  // A child process, as nobody where the test runs as root (root ignores the limit), limits
-  // itself to its own one process and runs the chunks; the parent reads its exit status.
+  // Under `prlimit --nproc=2` a program died of SIGABRT: a thread could not be started, and a joinable
+  // std::thread was destroyed as the exception unwound. A child process (as nobody where the test runs
+  // as root, which ignores the limit) limits itself to one process and runs the chunks.
   std::fflush(nullptr);
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
@@ -262,8 +261,7 @@ TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no 
 }
 
 TEST_CASE("parallel_chunks carries an exception from a worker thread back to its caller", "[reference]") {
-  // An overflow check that threw on a worker thread (03 --rows, 2^21 floats) called std::terminate:
-  // status 134 and two lines on stderr where the program's one error path gives 2 and one line.
+  // An overflow check that threw on a worker thread (03 --rows, 2^21 floats) called std::terminate.
   for (unsigned thrower : {0u, 1u, 3u}) {
     INFO("chunk " << thrower << " throws");
     std::vector<int> runs(4, 0);
