@@ -65,7 +65,8 @@ class InputFile {
   std::size_t read_at(std::uint64_t offset, void* out, std::size_t count) const {
     std::size_t done = 0;
     while (done < count) {
-      const ssize_t got = ::pread(fd_.number, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
+      const ssize_t got =
+          ::pread(fd_.number, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
       if (got == 0) break;
