@@ -163,10 +163,6 @@ TEST_CASE("npy: sizes are checked against the file before anything is allocated"
   CHECK(refusal(temp_file("wrap8.npy", npy("<f8", "(2305843009213693952,)", ""))) != "");
   // Too many digits for 64 bits: std::stoull threw out_of_range, reported as an internal error.
   CHECK(refusal(temp_file("digits.npy", npy("<i4", "(99999999999999999999999999,)", ""))).find("64 bits") != std::string::npos);
-  // A header length beyond the end of the file (version 2 allows 4 GiB).
-  std::string huge_header = "\x93NUMPY";
-  huge_header += std::string("\x02\x00\xff\xff\xff\xff", 6) + "{}";
-  CHECK(refusal(temp_file("header_len.npy", huge_header)).find("header is 4294967295 bytes") != std::string::npos);
   const std::string three = bytes_of(std::vector<std::int32_t>{1, 2, 3});
   const std::string full = npy("<i4", "(3,)", three);
   for (std::size_t cut : {std::size_t(0), std::size_t(5), std::size_t(9), std::size_t(11), std::size_t(40), full.size() - 1}) {
