@@ -19,8 +19,10 @@ namespace reduction {
 namespace delayed {
 // The warps (bit w: warp w of the block) whose stores wait, set by hold_back() before a launch.
 static __device__ std::uint32_t late_warps;
-// About half a millisecond, far longer than a whole 2048-element tree takes; counted on the SM's
-// clock, since __nanosleep(t) promises only between 0 and 2t.
+// About half a millisecond (10^6 cycles at 2 GHz): far longer than the other warps take for a
+// whole 2048-element tree. Counted on the SM's clock rather than slept (__nanosleep(t) promises only
+// a sleep between 0 and 2t). Which warps are late matters more than how long: see the zoo test
+// (instructor/zoo/zoo_delayed_warps.cu).
 constexpr long long kDelayCycles = 1000000;
 }  // namespace delayed
 
