@@ -1,8 +1,6 @@
-// The GPU face of the toolkit: finding a usable GPU (and naming it in the report), its facts,
-// device memory, the event timer; the measurement every GPU chapter makes (run_reduction); the
-// ceilings a multi-block chapter measures its kernels against, with the rotating copies that make
-// every timed run read from DRAM; and the registry entry of a chapter's kernels. What launchers
-// need (CUDA_CHECK, DeviceScratch, the launcher shape) is in ops.hpp. Bodies: gpu.cu.
+// The GPU face of the toolkit: finding a GPU, device memory, the event timer; the measurement every
+// GPU chapter makes (run_reduction); the ceilings a kernel is compared with; and a chapter's
+// registry entry. What launchers need (CUDA_CHECK, DeviceScratch) is in ops.hpp. Bodies: gpu.cu.
 #pragma once
 
 #include <cuda_runtime.h>  // first: ops.hpp's CUDA part needs it under the host compiler
@@ -27,12 +25,11 @@ struct GpuStatus {
   std::string reason;  // why not, in one line
 };
 
-// Asks the runtime how many devices there are. With no driver or no device the call fails rather
-// than returning zero, and that error would otherwise surface at the first launch.
+// Whether the runtime finds a device; without this, no driver or no device surfaces at the first launch.
 GpuStatus probe_gpu();
 
-// Why the GPU, if there is one, cannot hold an input of `bytes` (with room left for the runtime
-// and the results), naming both sizes; nothing if it can, or if there is no usable GPU.
+// Why the GPU cannot hold an input of `bytes` with room to spare, naming both sizes; nothing if it
+// can, or if there is no usable GPU.
 std::optional<std::string> device_room(std::size_t bytes);
 
 struct DeviceInfo {
@@ -82,9 +79,8 @@ template <typename T> class DeviceBuffer {
     CUDA_CHECK(cudaMemcpy(&v, ptr_ + index, sizeof(T), cudaMemcpyDeviceToHost));
     return v;
   }
-  // Fills every byte with 0xFF: -1 for int, NaN for float and double; poison_unlike, with 0x7F where
-  // that is the `answer` (a max of NaNs, say). A kernel that forgets to write its output then fails
-  // the check instead of passing on a leftover right answer.
+  // Fills every byte with 0xFF (-1, or NaN), or with 0x7F where that is the `answer`: a kernel that
+  // forgets to write its output fails instead of passing on a leftover right answer.
   void poison() {
     if (count_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, count_ * sizeof(T)));
   }
@@ -111,23 +107,20 @@ class Event {
 };
 
 // Times launch(stream) with CUDA events: `warmup` untimed runs, then `reps` timed ones. `prepare`
-// runs before each launch and `after` after each timed one, both outside the timed region (to
-// restore an input a kernel reduces in place, to check a result).
+// (before each launch) and `after` (after each timed one) run outside the timed region.
 TimingStats time_gpu(int warmup, int reps, const std::function<void(cudaStream_t)>& launch,
                      const std::function<void()>& prepare = {}, const std::function<void()>& after = {});
 
-// The ceiling for memory-bound kernels: a device-to-device copy of `bytes`, timed like a kernel,
-// counting the bytes read plus the bytes written. Reported in GB/s.
+// The ceiling of memory-bound kernels: a device-to-device copy of `bytes`, timed like a kernel,
+// in GB/s of bytes read plus bytes written.
 double measure_copy_ceiling_gbps(std::size_t bytes, int warmup = 3, int reps = 20);
 
-// Finds the GPU and names it in the report. Without one, returns nothing and says why in `why`
-// (the analysis goes on; the report then ends with finish_without_gpu(why)).
+// Finds the GPU and names it in the report; without one, returns nothing and says why in `why`.
 std::optional<DeviceInfo> open_gpu(Report& report, std::string& why);
 
-// Checks and times one reduction whose launch(stream) leaves its result in result.data()[0]: the
-// poisoned result of a first run checked, then warm-up and timed runs (prepare() before each),
-// every timed result checked too and their spread recorded (with atomics the order of float
-// additions changes from run to run). GB/s: `bytes` (n * sizeof(T)) over the median time.
+// Checks and times one reduction whose launch(stream) leaves its result in result.data()[0]: a
+// first run on a poisoned result, then warm-up and timed runs (prepare() before each), every result
+// checked and their spread recorded (atomics change the order of float additions from run to run).
 template <typename T>
 RunResult run_reduction(const std::string& kernel, const std::function<void(cudaStream_t)>& launch,
                         DeviceBuffer<T>& result, const Reference<T>& ref, long double tol, const Options& options,
@@ -166,18 +159,16 @@ RunResult run_reduction(const std::string& kernel, const std::function<void(cuda
 // "390.6 KiB", "1024.0 MiB": a size in the analysis and the notes.
 std::string mebibytes(std::size_t bytes);
 
-// Bytes of the device-to-device copy that sets the ceiling: as many as the input, but at least
-// eight times the L2 cache, so that the copy streams from DRAM rather than from cache. Past that
-// the copy's bandwidth no longer depends on its size, so it stops at 2 GiB, and at half of the free
-// memory (the copy needs a source and a destination).
+// Bytes of the copy that sets the ceiling: as many as the input, but at least 8 times the L2, to
+// stream from DRAM; at most 2 GiB, past which the size no longer matters, and half the free memory.
 std::size_t copy_ceiling_bytes(std::size_t input_bytes, std::size_t l2_bytes, std::size_t free_bytes);
 
 // What width of index the largest index a kernel computes needs, in one line for the analysis.
 std::string index_width_note(std::size_t largest_index);
 
-// An input that fits in L2 would be read from L2 by every run after the first. So unless --hot-l2
-// asks for that, a small input is copied until the copies span three times the L2 (at most
-// kMaxCopies), and each run reads the next copy.
+// An input that fits in L2 would be read from L2 by every run after the first. Unless --hot-l2 asks
+// for that, a small input is copied until the copies span three times the L2, and each run reads
+// the next copy.
 template <typename T>
 class RotatingInput {
  public:
@@ -185,11 +176,10 @@ class RotatingInput {
   RotatingInput(const T* first, std::size_t n, std::size_t l2_bytes, bool hot_l2) : first_(first) {
     const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
     copies_ = hot_l2 ? 1 : std::clamp<std::size_t>((3 * l2_bytes + bytes - 1) / bytes, 1, kMaxCopies);
-    const std::size_t stride = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
-    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride * (copies_ - 1));
+    stride_ = (bytes + 255) / 256 * 256 / sizeof(T);  // 256-byte aligned, as cudaMalloc's are
+    if (copies_ > 1) extra_ = DeviceBuffer<T>(stride_ * (copies_ - 1));
     for (std::size_t c = 0; c + 1 < copies_; ++c)
-      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
-    stride_ = stride;
+      CUDA_CHECK(cudaMemcpy(extra_.data() + c * stride_, first_, n * sizeof(T), cudaMemcpyDeviceToDevice));
   }
   const T* next() {
     const std::size_t c = turn_++ % copies_;
@@ -203,7 +193,7 @@ class RotatingInput {
   DeviceBuffer<T> extra_;
 };
 
-// A plain streaming read of some bytes (chapter 09 measures it: 09_warp_unrolled/harness.cuh).
+// A plain streaming read (chapter 09 measures it: 09_warp_unrolled/harness.cuh).
 struct ReadCeiling {
   double gbps = 0;         // the best of the shapes tried
   std::size_t bytes = 0;   // bytes each run read
@@ -221,7 +211,7 @@ struct Ceilings {
 // The ceilings in the report: fields, and the lines under the table.
 void describe_ceilings(Report& report, const Ceilings& c);
 
-// Where the timed runs read their input from, under the ceilings: the rotating copies, or --hot-l2.
+// Where the timed runs read their input from: the rotating copies, or --hot-l2.
 void describe_input_copies(Report& report, std::size_t copies, std::size_t input_bytes, std::size_t l2_bytes,
                            bool hot_l2);
 
@@ -232,13 +222,11 @@ template <typename Launch> struct Variant {
   const char* name;  // the --kernel name
   const char* idea;  // one line: what it does differently
   Launch launch;
-  // The most rounded additions any one element meets on its way to the result, in this kernel's
-  // order of summation (common/reference.hpp turns it into the float tolerance).
+  // The most rounded additions an element meets on its way to the result (the tolerance's depth).
   std::size_t (*depth)(std::size_t n, int block);
   bool deterministic;  // same float result on every run (false where atomics set the order)
   int min_block = 32;  // the smallest --block it takes (a kernel that reduces whole warps needs 32)
-  // Only for a wrong kernel of the bug zoo (instructor/zoo/), in a build for instructors: the name of the
-  // chapter's kernel it is one edit of. It runs only when --kernel names it.
+  // A wrong kernel of the bug zoo (instructor/zoo/): the kernel it is one edit of. Runs only when named.
   const char* zoo_of = nullptr;
 };
 

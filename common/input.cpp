@@ -13,7 +13,6 @@
 #include <string_view>
 #include <utility>
 
-
 // A file named by the user is untrusted: every size read from it is checked against the file's
 // real size before anything is allocated, and every parse looks at each byte once, whatever the
 // file holds (no regular expressions, no recursion).
@@ -35,6 +34,7 @@ std::string escaped(std::string_view text, std::size_t max_length) {
   }
   return out;
 }
+
 namespace {
 
 // An open regular file, read by offset.
@@ -47,22 +47,14 @@ class InputFile {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
     refuse_unless_regular(st);
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd_ < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
+    fd_.number = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_.number < 0) throw InputError("cannot open input file '" + name_ + "': " + std::strerror(errno));
     // The path may name something else by now: check what was opened.
-    if (::fstat(fd_, &st) != 0) {
-      ::close(fd_);
+    if (::fstat(fd_.number, &st) != 0)
       throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
-    }
-    try {
-      refuse_unless_regular(st);
-    } catch (...) {
-      ::close(fd_);
-      throw;
-    }
+    refuse_unless_regular(st);
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  ~InputFile() { ::close(fd_); }
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
@@ -73,7 +65,8 @@ class InputFile {
   std::size_t read_at(std::uint64_t offset, void* out, std::size_t count) const {
     std::size_t done = 0;
     while (done < count) {
-      const ssize_t got = ::pread(fd_, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
+      const ssize_t got =
+          ::pread(fd_.number, static_cast<char*>(out) + done, count - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw InputError("cannot read input file '" + name_ + "': " + std::strerror(errno));
       if (got == 0) break;
@@ -92,8 +85,16 @@ class InputFile {
     throw InputError("input file '" + name_ + "' is " + kind + ", not a regular file");
   }
 
+  // Closed by its destructor, which runs also where InputFile's constructor throws.
+  struct Descriptor {
+    int number = -1;
+    ~Descriptor() {
+      if (number >= 0) ::close(number);
+    }
+  };
+
   std::string name_;
-  int fd_ = -1;
+  Descriptor fd_;
   std::uint64_t size_ = 0;
 };
 
@@ -276,10 +277,8 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
   if (major < 1 || major > 3) throw fail("unknown format version " + std::to_string(major));
   std::uint64_t header_length = 0;
   for (std::uint64_t i = header_start; i-- > 8;) header_length = (header_length << 8) | preamble[i];
-  // The header of a 1-D int32, float32 or float64 array takes under 128 bytes. numpy itself reads
-  // none longer than 10,000 unless told to (np.load's max_header_size); neither does this reader,
-  // and it refuses a longer one before reading it: a length of 4 GiB in a sparse file was read
-  // into memory whole before it was refused.
+  // The header of a 1-D array takes under 128 bytes. Like numpy (np.load's max_header_size), this
+  // reader takes none longer than 10,000, and refuses a longer one before reading it.
   constexpr std::uint64_t kLongestHeader = 10000;
   if (header_length > kLongestHeader)
     throw fail("the header is " + std::to_string(header_length) + " bytes long, more than the " +
@@ -319,8 +318,7 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
                std::to_string(available));
   }
   if (n > max_elements) throw too_many(file, std::to_string(n) + " elements", max_elements);
-  // Past the memory this process may have (the machine's, or its cgroup's: common/limits.cpp) the
-  // OOM killer ends it without a word; refused here instead, naming the limit.
+  // Refused here, naming the limit, rather than left to the OOM killer (limits.hpp).
   if (auto why = memory_refusal(n, item, file.name() + ": its " + std::to_string(n) + " elements"))
     throw InputError(*why);
 
@@ -367,8 +365,8 @@ bool is_number(std::string_view t, bool& integer) {
   return i == t.size();
 }
 
-// Streams the file through a fixed buffer. The values go straight into an int vector while every
-// one is a 32-bit integer, then into a double vector: 4 or 8 bytes a value, however they are written.
+// Streams the file through a fixed buffer into an int vector while every value is a 32-bit
+// integer, then into a double vector: 4 or 8 bytes a value, however long it is written.
 HostData read_text(const InputFile& file, std::size_t max_elements) {
   // A double needs 17 significant digits; even its exact decimal value, written with an exponent,
   // takes under 800 characters. A longer "number" is refused before it costs anything.
@@ -416,8 +414,7 @@ HostData read_text(const InputFile& file, std::size_t max_elements) {
 
   // On the heap: 64 KiB on the stack is a crash under a small stack limit (ulimit -s 64).
   std::vector<char> buffer(std::size_t(1) << 16);
-  // Read to the size the file had when it was opened: a file that grows while it is read (a log
-  // still written to) was read until its writer stopped, 20 s and 2 GB for an 18 MB file.
+  // Read to the size the file had when it was opened, though it grows while it is read (a log).
   std::uint64_t offset = 0;
   for (;;) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), file.size() - offset));

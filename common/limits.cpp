@@ -1,7 +1,6 @@
-// The memory a program may use: the smaller of the machine's physical memory and what the memory
-// limit of its cgroup leaves (a container's --memory, Slurm's --mem, systemd's MemoryMax). Past
-// that limit the kernel's OOM killer ends the process with SIGKILL and not a word; a request
-// refused here is status 2 with one line that names the limit (memory_refusal).
+// The memory a program may use: the machine's, or what the limit of its cgroup leaves (a
+// container's --memory, Slurm's --mem, systemd's MemoryMax), where the OOM killer would end it
+// without a word.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "limits.hpp"
+#include "program_detail.hpp"
 
 namespace reduction {
 namespace {
@@ -27,15 +27,8 @@ bool is_directory(const std::string& path) {
 std::optional<std::uint64_t> read_number(const std::string& path) {
   std::ifstream in(path);
   std::string text;
-  if (!in || !std::getline(in, text) || text.empty() || text.size() > 20) return std::nullopt;
-  std::uint64_t value = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const unsigned digit = unsigned(c - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  return value;
+  if (!in || !std::getline(in, text)) return std::nullopt;
+  return parse_digits(text);
 }
 
 // The value of `key` in a memory.stat file ("inactive_file 4096" a line), or nothing.
@@ -43,14 +36,7 @@ std::optional<std::uint64_t> read_stat(const std::string& path, const std::strin
   std::ifstream in(path);
   std::string name, value;
   while (in >> name >> value)
-    if (name == key) {
-      std::uint64_t v = 0;
-      for (const char c : value) {
-        if (c < '0' || c > '9' || v > std::numeric_limits<std::uint64_t>::max() / 10 - 9) return std::nullopt;
-        v = v * 10 + unsigned(c - '0');
-      }
-      return v;
-    }
+    if (name == key) return parse_digits(value);
   return std::nullopt;
 }
 
@@ -74,9 +60,8 @@ std::optional<std::string> cgroup_path(const std::string& self_cgroup, bool v2) 
   return std::nullopt;
 }
 
-// The tightest limit from the process's cgroup up to the hierarchy's root: every ancestor's limit
-// applies too. `limit_file` and `usage_file` name the files of the version (memory.max and
-// memory.current; memory.limit_in_bytes and memory.usage_in_bytes).
+// The tightest limit from the process's cgroup up to the hierarchy's root, each read from the files
+// of the version: every ancestor's limit applies too.
 std::optional<MemoryLimit> tightest(const std::string& root, const std::string& path, const char* limit_file,
                                     const char* usage_file, const char* inactive_file) {
   if (!is_directory(root)) return std::nullopt;
@@ -109,6 +94,12 @@ std::optional<MemoryLimit> tightest(const std::string& root, const std::string& 
   return best;
 }
 
+std::optional<MemoryLimit> machine_limit() {
+  const auto machine = host_memory_bytes();
+  if (!machine) return std::nullopt;
+  return MemoryLimit{*machine, "this machine has " + std::to_string(*machine) + " bytes of memory"};
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> host_memory_bytes() {
@@ -127,9 +118,7 @@ std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, c
 }
 
 std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root, const std::string& self_cgroup) {
-  std::optional<MemoryLimit> limit;
-  if (const auto machine = host_memory_bytes())
-    limit = MemoryLimit{*machine, "this machine has " + std::to_string(*machine) + " bytes of memory"};
+  std::optional<MemoryLimit> limit = machine_limit();
   if (auto cgroup = cgroup_memory_limit(cgroup_root, self_cgroup))
     if (!limit || cgroup->bytes < limit->bytes) limit = std::move(cgroup);
   return limit;
@@ -137,10 +126,7 @@ std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root, const st
 
 std::optional<std::string> memory_refusal(std::uint64_t count, std::uint64_t element_bytes, const std::string& what,
                                           bool machine_only) {
-  std::optional<MemoryLimit> limit;
-  if (!machine_only) limit = memory_limit();
-  else if (const auto machine = host_memory_bytes())
-    limit = MemoryLimit{*machine, "this machine has " + std::to_string(*machine) + " bytes of memory"};
+  const std::optional<MemoryLimit> limit = machine_only ? machine_limit() : memory_limit();
   if (!limit || count <= limit->bytes / element_bytes) return std::nullopt;
   const std::string needed = count > std::numeric_limits<std::uint64_t>::max() / element_bytes
                                  ? "more than " + std::to_string(std::numeric_limits<std::uint64_t>::max())

@@ -1,7 +1,6 @@
 // The memory a program may take: the machine's, or its cgroup's limit where that is tighter. A
 // request past it is refused with status 2 and the limit named, never left to the OOM killer's
-// silent SIGKILL. Called by the harness's bodies (options.cpp, input.cpp) and the emulator's
-// programs, not by a chapter's main; the bodies are in limits.cpp.
+// silent SIGKILL. For the harness's bodies and the emulator, not for a chapter's main.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +17,9 @@ struct MemoryLimit {
   std::uint64_t bytes = 0;
   std::string what;  // "this machine has N bytes of memory", or the cgroup's file, limit and use
 };
-// The limit of this process's cgroup (limits.cpp): read from `cgroup_root` (v2: memory.max less
-// memory.current; v1: memory/.../memory.limit_in_bytes less memory.usage_in_bytes; the use less
-// the inactive file cache of memory.stat), in the cgroup that `self_cgroup` names and each of its
-// ancestors, the tightest; nothing where none is set.
+// What the limit of this process's cgroup leaves, the tightest of the cgroup that `self_cgroup` names
+// and its ancestors under `cgroup_root` (v2: memory.max less memory.current; v1: memory/.../
+// memory.limit_in_bytes less memory.usage_in_bytes; less memory.stat's inactive file cache).
 std::optional<MemoryLimit> cgroup_memory_limit(const std::string& cgroup_root, const std::string& self_cgroup);
 // The smaller of the machine's memory and its cgroup's limit; nothing where neither is known.
 std::optional<MemoryLimit> memory_limit(const std::string& cgroup_root = "/sys/fs/cgroup",

@@ -1,11 +1,10 @@
-// What a kernel needs from the toolkit: the reduction operators with their identities, usable on
-// the CPU and in kernels; the element types; the two failures a program reports; and, where the
-// CUDA runtime is in use, what a launcher needs: CUDA_CHECK and scratch memory.
+// What a kernel needs from the toolkit: the reduction operators, on the CPU and in kernels; the
+// element types; the two failures a program reports; and, with the CUDA runtime, what a launcher
+// needs: CUDA_CHECK and scratch memory.
 //
-// A reduction needs an associative operator and its identity (the value e with x op e == x):
-// the identity is where an accumulator starts and what pads a partial block.
-// Integer sum and product wrap around modulo 2^32, as the GPU's 32-bit integer units do; the
-// arithmetic goes through uint32_t because signed overflow is undefined behaviour in C++.
+// A reduction needs an associative operator and its identity (e with x op e == x): where an
+// accumulator starts, and what pads a partial block. Integer sum and product wrap modulo 2^32 as
+// the GPU's do, through unsigned arithmetic: signed overflow is undefined behaviour in C++.
 #pragma once
 
 #include <cmath>
@@ -61,8 +60,8 @@ template <typename T> struct Scalar { using type = T; };
 template <typename T, typename U> struct Rebind { using type = U; };
 
 namespace detail {
-// The largest and lowest values of T: +inf and -inf for floating point, the extreme values for
-// integers. Written without std::numeric_limits, whose functions are host-only in kernels.
+// The largest and lowest values of T (+-inf for floating point), without std::numeric_limits,
+// whose functions are host-only.
 template <typename T> REDUCTION_HD T highest() {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(HUGE_VAL);  // +infinity
@@ -78,11 +77,9 @@ template <typename T> REDUCTION_HD T lowest() {
 }
 }  // namespace detail
 
-// min and max of floating point follow one rule: NaN if either operand is NaN (as NumPy's max),
-// -0 below +0 (IEEE 754-2019 minimum and maximum), +-inf ordinary values. So no order of the
-// operands and no shape of the reduction changes a result, bits included. The GPU's fmin and fmax
-// order the zeros so but pass over a NaN, hence the test before them; the host's may return
-// either zero, hence its comparisons.
+// min and max of floating point: NaN if either operand is NaN (as NumPy's max), -0 below +0 (IEEE
+// 754-2019 minimum and maximum), so that no order of the operands changes a result, bits included.
+// The GPU's fmin and fmax order the zeros so but pass over a NaN; the host's may return either zero.
 template <typename T> REDUCTION_HD T minimum(T a, T b) {
   if constexpr (!std::is_floating_point_v<T>) return b < a ? b : a;
   else if (a != a || b != b) return a + b;  // NaN
@@ -178,9 +175,8 @@ inline std::size_t ceil_log2(std::size_t n) {
   return levels;
 }
 
-// The failures a program can meet, each with its exit status (common/program.hpp): bad input
-// (unreadable file, malformed data, NaN, a size the chapter cannot take): 2; a failed CUDA call
-// (thrown as CudaError, below): 3.
+// The failures a program reports (run_guarded, common/program.hpp): bad input, status 2; a failed
+// CUDA call (CudaError, below), status 3.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -194,8 +190,8 @@ class CudaFailure : public std::runtime_error {
 
 // What a launcher needs, under nvcc or after <cuda_runtime.h>. Every runtime call is wrapped in
 // CUDA_CHECK and every launch is followed by CUDA_CHECK_LAUNCH(): a failure prints the call, file
-// and line to stderr and throws CudaError, which run_guarded turns into exit status 3 (throwing,
-// not exit(), lets destructors free device memory and tests report a failed assertion).
+// and line to stderr and throws CudaError (not exit(): destructors free device memory, and tests
+// report a failed assertion).
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
 #include <cuda_runtime.h>
 
@@ -220,8 +216,8 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
 // cudaGetLastError; errors inside the kernel surface at the next synchronizing call.
 #define CUDA_CHECK_LAUNCH() ::reduction::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
 
-// Scratch memory for launchers that need some (block partials, library temporary storage). It
-// grows on demand and is reused, so allocation stays out of the timed region after warm-up.
+// Scratch memory for launchers (block partials, a library's temporary storage), grown on demand
+// and reused, so that allocation stays out of the timed region after warm-up.
 class DeviceScratch {
  public:
   DeviceScratch() = default;
@@ -246,9 +242,8 @@ class DeviceScratch {
   std::size_t bytes_ = 0;
 };
 
-// The launcher shape of the multi-block chapters (06 to 09): reduce the n elements of `input`
-// into result[0] with blocks of `block` threads, taking any temporary memory from `scratch`. The
-// input is left unchanged.
+// The launcher of the multi-block chapters (06 to 09): reduces `input`, left unchanged, into
+// result[0] with blocks of `block` threads, taking any temporary memory from `scratch`.
 template <typename T>
 using MultiBlockLaunch = void (*)(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch,
                                   cudaStream_t stream);

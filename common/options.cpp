@@ -20,32 +20,35 @@
 
 namespace reduction {
 
+// Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
+// and read "" as zero; here each of them is an error.
+std::optional<std::uint64_t> parse_digits(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 std::optional<std::size_t> parse_count(const std::string& text) {
-  auto digits = [](const std::string& s) {
-    return !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
+  auto number = [](const std::string& s) { return s.size() <= 19 ? parse_digits(s) : std::nullopt; };
+  auto shifted = [](std::optional<std::uint64_t> base,
+                    std::optional<std::uint64_t> shift) -> std::optional<std::size_t> {
+    if (!base || !shift || *shift > 62 || *base > (std::numeric_limits<std::size_t>::max() >> *shift))
+      return std::nullopt;
+    return *base << *shift;
   };
-  for (const char* op : {"^", "<<"}) {
-    auto pos = text.find(op);
-    if (pos == std::string::npos) continue;
-    std::string base = text.substr(0, pos), exponent = text.substr(pos + std::char_traits<char>::length(op));
-    if (!digits(exponent) || std::stoull(exponent) > 62) return std::nullopt;
-    unsigned shift = static_cast<unsigned>(std::stoull(exponent));
-    if (op[0] == '^' && base != "2") return std::nullopt;
-    if (op[0] == '<' && !digits(base)) return std::nullopt;
-    std::size_t b = op[0] == '^' ? 1 : std::stoull(base);
-    if (b > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
-    return b << shift;
-  }
-  std::string number = text;
-  unsigned shift = 0;
-  if (!number.empty() && (number.back() == 'K' || number.back() == 'M' || number.back() == 'G')) {
-    shift = number.back() == 'K' ? 10 : number.back() == 'M' ? 20 : 30;
-    number.pop_back();
-  }
-  if (!digits(number)) return std::nullopt;
-  std::size_t v = std::stoull(number);
-  if (v > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
-  return v << shift;
+  if (const auto pos = text.find('^'); pos != std::string::npos)
+    return text.substr(0, pos) == "2" ? shifted(1, number(text.substr(pos + 1))) : std::nullopt;
+  if (const auto pos = text.find("<<"); pos != std::string::npos)
+    return shifted(number(text.substr(0, pos)), number(text.substr(pos + 2)));
+  const char unit = text.empty() ? '\0' : text.back();
+  const unsigned shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+  return shifted(number(shift ? text.substr(0, text.size() - 1) : text), shift);
 }
 
 namespace {
@@ -85,16 +88,21 @@ bool output_written(const std::string& program) {
   return false;
 }
 
+// The chapter's reason for the bound that an n out of its range crosses, or "".
+const std::string& bound_reason(const ChapterInfo& info, std::size_t n) {
+  return n < info.min_n ? info.min_n_reason : info.max_n_reason;
+}
+
 HostData load_chapter_input(const ChapterInfo& info, const std::string& path, bool finite) {
   HostData data = load_input(path, info.max_n, finite);
   const std::size_t n = std::visit([](const auto& v) { return v.size(); }, data);
   const bool unbounded = info.max_n == std::numeric_limits<std::size_t>::max();
+  const std::string& reason = bound_reason(info, n);
   if (n < info.min_n || n > info.max_n)
     throw InputError(escaped(path, 200) + " holds " + std::to_string(n) + " elements; this chapter takes " +
                      (unbounded ? "at least " : "") + std::to_string(info.min_n) +
                      (unbounded ? "" : " to " + std::to_string(info.max_n)) +
-                     (n < info.min_n ? (info.min_n_reason.empty() ? "" : " (" + info.min_n_reason + ")")
-                                     : (info.max_n_reason.empty() ? "" : " (" + info.max_n_reason + ")")));
+                     (reason.empty() ? "" : " (" + reason + ")"));
   return data;
 }
 
@@ -114,24 +122,9 @@ std::vector<std::string> default_variant_names(const ChapterInfo& info) {
 namespace {
 
 std::optional<DataType> parse_type(const std::string& s) {
-  if (s == "int") return DataType::Int;
-  if (s == "float") return DataType::Float;
-  if (s == "double") return DataType::Double;
+  for (DataType t : {DataType::Int, DataType::Float, DataType::Double})
+    if (s == type_name(t)) return t;
   return std::nullopt;
-}
-
-// Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
-// and read "" as zero; here each of them is an error.
-std::optional<std::uint64_t> parse_digits(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const unsigned digit = static_cast<unsigned>(c - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  return value;
 }
 
 // An int in [min, max], written as decimal digits with a '-' in front where negatives are allowed.
@@ -330,9 +323,8 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     std::string range = info.max_n == std::numeric_limits<std::size_t>::max()
                             ? "at least " + std::to_string(info.min_n)
                             : "from " + std::to_string(info.min_n) + " to " + std::to_string(info.max_n);
-    return fail("--n must be " + range + ", got " + std::to_string(options.n) +
-                (options.n < info.min_n ? (info.min_n_reason.empty() ? "" : ": " + info.min_n_reason)
-                                        : (info.max_n_reason.empty() ? "" : ": " + info.max_n_reason)));
+    const std::string& reason = bound_reason(info, options.n);
+    return fail("--n must be " + range + ", got " + std::to_string(options.n) + (reason.empty() ? "" : ": " + reason));
   }
   if (info.has_block && info.check_block)
     if (auto why = info.check_block(options.block)) return fail(*why);
@@ -340,19 +332,15 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   else {  // keep the chapter's order, drop repeats
     std::vector<std::string> ordered;
     for (const auto& k : variant_names(info))
-      for (const auto& chosen : options.kernels)
-        if (k == chosen) { ordered.push_back(k); break; }
+      if (std::find(options.kernels.begin(), options.kernels.end(), k) != options.kernels.end()) ordered.push_back(k);
     options.kernels = ordered;
   }
   for (auto& check : impl_->checks)
     if (auto why = check()) return fail(*why);
 
-  // Last, so that a chapter's own limit (one block: 2048 elements) is the reason given where it
-  // applies. The generated input alone takes n elements of host memory; a size the machine cannot
-  // hold is refused here, before anything is allocated.
-  // The limit is the machine's or, where it is tighter, its cgroup's (common/limits.cpp).
-  // A GPU chapter with no GPU to use makes no input (ChapterInfo::makes_input): its --n need only
-  // be one this machine could hold, whatever the cgroup allows (the no-GPU tour runs in 1 GiB).
+  // Last, so that a chapter's own limit is the reason given where it applies: an input the memory
+  // cannot hold (limits.hpp) is refused before anything is allocated. A chapter that makes no input
+  // (ChapterInfo::makes_input) needs only an --n the machine could hold, whatever its cgroup allows.
   if (options.input.empty())
     if (auto why = memory_refusal(options.n, options.type == DataType::Double ? 8 : 4,
                                   std::to_string(options.n) + " " + type_name(options.type) + " elements",
@@ -365,15 +353,11 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
     ChapterInfo limits = info;
     if (options.rows > 1 && info.max_n <= std::numeric_limits<std::size_t>::max() / options.rows)
       limits.max_n = info.max_n * options.rows;
-    try {
+    const int status = run_guarded(info.name, [&] {
       load_chapter_input(limits, options.input, options.finite_input);
-    } catch (const InputError& e) {
-      std::cerr << info.name << ": error: " << e.what() << "\n";
-      return int(kBadUsage);
-    } catch (const std::bad_alloc&) {
-      std::cerr << info.name << ": error: not enough host memory for this input\n";
-      return int(kBadUsage);
-    }
+      return 0;
+    });
+    if (status != 0) return status;
   }
   if (impl_->list) {
     print_variants(info, options.json);

@@ -1,13 +1,10 @@
-// The host harness every chapter program shares, as it meets it in main: the exit statuses and the
-// guard that maps failures to them; the command line (CommandLine, Options, and what a chapter says
-// about itself, ChapterInfo); the input (seeded random data, or the user's file); timing
-// statistics; and the report, human-readable or with --json one JSON object on stdout. The bodies
-// are in options.cpp, input.cpp and report.cpp; CLI11 stays inside options.cpp.
+// The host harness of every chapter program, in the order main meets it: exit statuses, the
+// command line, the input, timing, and the report (text, or one JSON object with --json).
+// Bodies: options.cpp, input.cpp, report.cpp; CLI11 stays inside options.cpp.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,14 +37,12 @@ enum ExitStatus : int {
   kNoGpu = 77,       // no usable GPU; CTest reports the test as skipped
 };
 
-// Runs body(), turning the exceptions that escape it into exit statuses with a message (report.cpp).
-// This is the one place where a failure becomes a status: 1 only ever comes from a result that did
-// not match (Report::finish), never from an exception.
+// Runs body(), turning the exceptions that escape it into exit statuses with a message: the one
+// place where a failure becomes a status. 1 comes only from Report::finish, never from an exception.
 int run_guarded(const std::string& program, const std::function<int()>& body);
 
-// User text (an option's value, a file name, a file's bytes) quoted in an error message, kept to
-// one line a terminal shows as it is: every byte that is not printable ASCII written as \n, \t,
-// \r or \xNN (and \ as \\), cut to about `max_length` characters (input.cpp).
+// User text quoted in an error message, kept to one printable line: other bytes become \n, \t, \r
+// or \xNN (and \ becomes \\), cut to about `max_length` characters.
 std::string escaped(std::string_view text, std::size_t max_length = 200);
 
 // ---- The command line ----
@@ -57,9 +52,7 @@ struct VariantInfo {
   std::string name;  // the --kernel name
   std::string idea;  // one line: what it does differently
   bool deterministic = true;  // same float result on every run
-  // A wrong kernel of the bug zoo (Variant::zoo_of, common/gpu.cuh): run only when --kernel
-  // names it, and listed after the chapter's own, marked as the zoo's.
-  bool zoo = false;
+  bool zoo = false;  // a wrong kernel of the bug zoo: runs only when --kernel names it, listed last
 };
 
 struct ChapterInfo {
@@ -72,22 +65,19 @@ struct ChapterInfo {
   int default_block = 256;
   // Returns why a block size is not allowed, or nothing if it is.
   std::function<std::optional<std::string>(int)> check_block;
-  // From the chapter's registry: what --kernel takes (default: all but the bug zoo's, in order),
-  // and what --list prints (with --json, {"chapter", "max_n", "variants": [...]}) before anything
-  // touches a GPU: scripts ask the program instead of keeping a list of their own.
+  // What --kernel takes (default: all but the bug zoo's) and --list prints, so that scripts ask the
+  // program instead of keeping a list of their own.
   std::vector<VariantInfo> variants;
   std::size_t default_n = 1 << 20;
   std::size_t min_n = 1;
   std::size_t max_n = std::numeric_limits<std::size_t>::max();
   std::string max_n_reason;  // why max_n, and which chapter lifts it
-  std::string min_n_reason;  // why min_n, where a chapter can say more than that it is the least
+  std::string min_n_reason;  // why min_n, where there is more to say
   int default_reps = 20;
-  // For GPU chapters: why a GPU that is present cannot hold `bytes` of input, or nothing if it can
-  // (or if there is no GPU: the analysis still runs). Asked before any input is generated.
+  // Why a GPU that is present cannot hold `bytes` of input, or nothing; asked before the input is made.
   std::function<std::optional<std::string>(std::size_t bytes)> device_room;
-  // Whether the program makes the random input of --n, which the host memory must then hold (unset:
-  // it always does). A GPU chapter whose analysis needs only the reference, made a piece at a time,
-  // makes it only where there is a GPU to reduce it.
+  // Whether the program makes the random input of --n in host memory (unset: it always does). A GPU
+  // chapter that needs only the reference (reference_in_pieces) makes it only where there is a GPU.
   std::function<bool()> makes_input;
 };
 
@@ -99,24 +89,23 @@ struct Options {
   int warmup = 3;
   std::uint64_t seed = 42;
   std::string input;                 // --input FILE: overrides n and type
-  bool finite_input = true;          // refuse NaN and +-inf in it (max and min take them; a chapter says so)
+  bool finite_input = true;          // refuse NaN and +-inf in it (max and min take them)
   std::vector<std::string> kernels;  // selected kernels, in the chapter's order
   bool json = false;
   bool hot_l2 = false;  // time small inputs from L2 (common/gpu.cuh: RotatingInput)
   std::size_t rows = 1;  // --rows R: R arrays of n, one after another (chapters 03 to 05)
 };
 
-// Parses "1000", "2^20" or "1<<20" (and "4M", "1G" for 2^20 and 2^30 multiples) into a count.
+// Parses "1000", "2^20", "1<<20" or "4M" (K, M, G: times 2^10, 2^20, 2^30) into a count.
 std::optional<std::size_t> parse_count(const std::string& text);
 
-// Block-size rules used by several chapters.
+// The rule of the tree chapters: a power of two from min_block to max_block.
 std::function<std::optional<std::string>(int)> power_of_two_block(int min_block, int max_block);
 
 class CommandLine {
  public:
-  // Also readies the standard streams, before the program writes anything: SIGPIPE is ignored (a
-  // write to a pipe whose reader has gone fails and is reported), and a closed stdout or stderr is
-  // held open on /dev/null, so that no file the program opens later takes its number.
+  // Also readies the standard streams: SIGPIPE is ignored (the failed write is reported), and a
+  // closed stdout or stderr is held open on /dev/null, so that no file opened later takes its number.
   CommandLine(const ChapterInfo& info, Options& options);
   ~CommandLine();
   CommandLine(const CommandLine&) = delete;
@@ -130,13 +119,12 @@ class CommandLine {
                   const std::vector<std::string>& choices = {});
   // Runs after parsing; returns an error message for a bad combination of options.
   void add_check(std::function<std::optional<std::string>()> check);
-  // Whether the command line gave option `name` (for a check: an alias and what it stands for).
+  // Whether the command line gave option `name`.
   bool given(const std::string& name) const;
 
-  // Parses and validates. Returns the status to exit with right away (0 after --help or --list,
-  // 2 with a one-line message on stderr for a bad option, 5 where --help or --list could not be
-  // written), or nothing to go on. --list answers only a command line that would run: its other
-  // options are checked first.
+  // Parses and validates. Returns the status to exit with now (0 after --help or --list, 2 with one
+  // line on stderr for a bad option, 5 where the output could not be written), or nothing to go on.
+  // --list answers only a command line that would run.
   std::optional<int> parse(int argc, const char* const* argv);
 
  private:
@@ -151,18 +139,13 @@ enum class Distribution {
   NearOne,  // for products, which must neither overflow nor vanish: int: +1 or -1; float: [0.99, 1.01)
 };
 
-// splitmix64 (Steele, Lea and Flood 2014): a counter-based generator, so element i depends only on
-// (seed, i), which lets every CPU core (or GPU thread, for the tests' largest inputs) fill its own
-// chunk and keeps inputs reproducible.
-REDUCTION_HD std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
+// Element i of the random input: splitmix64 (Steele, Lea and Flood 2014) of (seed, i), so that every
+// CPU core, or GPU thread in the tests, fills its own chunk and inputs are reproducible.
 template <typename T> REDUCTION_HD T random_element(std::uint64_t seed, std::size_t i, Distribution d) {
-  const std::uint64_t bits = splitmix64(seed * 0xD1342543DE82EF95ull + i);
+  std::uint64_t bits = seed * 0xD1342543DE82EF95ull + i + 0x9E3779B97F4A7C15ull;
+  bits = (bits ^ (bits >> 30)) * 0xBF58476D1CE4E5B9ull;
+  bits = (bits ^ (bits >> 27)) * 0x94D049BB133111EBull;
+  bits ^= bits >> 31;
   const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // uniform in [0, 1)
   if constexpr (std::is_integral_v<T>) {
     if (d == Distribution::NearOne) return (bits >> 63) ? T(1) : T(-1);
@@ -182,10 +165,9 @@ std::vector<T> generate_input(std::size_t n, std::uint64_t seed, Distribution d 
   return data;
 }
 
-// The reference of generate_input(n, seed) under Op (of its elements `first` to `first + n` - 1), the
-// input made and reduced 2^24 elements at a time and never held whole: without a GPU that is all a
-// program's analysis needs of it (06 to 10). The pieces' references are joined as chapter 10 joins
-// its shards' (exact for integers, max and min).
+// The reference of elements `first` to `first + n - 1` of generate_input(..., seed) under Op, made
+// and reduced 2^24 elements at a time, never held whole: without a GPU that is all an analysis needs
+// (06 to 10). The pieces are joined as chapter 10 joins its shards (exact for integers, max and min).
 template <typename Op, typename T>
 Reference<T> reference_in_pieces(std::size_t n, std::uint64_t seed, std::size_t first = 0) {
   constexpr std::size_t kPiece = std::size_t(1) << 24;
@@ -224,11 +206,10 @@ inline DataType data_type_of(const HostData& data) {
   return std::visit([](const auto& v) { return reduction::data_type_of<typename std::decay_t<decltype(v)>::value_type>(); }, data);
 }
 
-// Loads a 1-D array from `path`, a regular file: .npy (int32, float32 or float64, versions 1 to 3),
-// or else whitespace-separated decimal numbers (int if every one fits in 32 bits, else double).
-// More than `max_elements` elements are refused as soon as that is known, before the rest is read.
-// Throws InputError with a one-line reason on anything else, and on NaN or infinity where `finite`
-// (in text: nan, inf, -inf, as NumPy writes them).
+// Loads a 1-D array from a regular file: .npy (int32, float32 or float64, versions 1 to 3), or else
+// whitespace-separated decimal numbers (int if every one fits in 32 bits, else double). Throws
+// InputError with a one-line reason on anything else, on more than `max_elements` elements (before
+// reading the rest), and on NaN or infinity where `finite` (in text: nan, inf, -inf, as NumPy writes).
 HostData load_input(const std::string& path, std::size_t max_elements = std::numeric_limits<std::size_t>::max(),
                     bool finite = true);
 
@@ -239,8 +220,7 @@ struct TimingStats {
   int reps = 0;
 };
 
-// The median, which resists the outliers (a context switch, a clock ramp) that would move a mean,
-// and the extremes (report.cpp).
+// The median, which resists outliers (a context switch, a clock ramp) that would move a mean.
 TimingStats summarize(std::vector<double> times_ms);
 
 // Runs fn `warmup` times untimed (caches, page faults), then `reps` times timed.
@@ -261,9 +241,8 @@ inline double gigabytes_per_second(double bytes, double time_ms) {
   return time_ms > 0 ? bytes / (time_ms * 1e6) : 0.0;
 }
 
-// The --json output: nlohmann-json's ordered_json, whose keys keep the order they were set in, so
-// the output reads in the order the report is built. NaN and infinity, which JSON cannot hold, are
-// written as null. The bodies are in report.cpp.
+// The --json output: nlohmann-json's ordered_json, whose keys keep the order they were set in. NaN
+// and infinity, which JSON cannot hold, are written as null.
 class Json : public nlohmann::ordered_json {
   using Base = nlohmann::ordered_json;
 
@@ -273,8 +252,8 @@ class Json : public nlohmann::ordered_json {
   Json(Base&& value) : Base(std::move(value)) {}
   static Json object() { return Base::object(); }
   static Json array() { return Base::array(); }
-  // Object: sets `key` (a key set again keeps its place). Array: appends. Each returns the value it
-  // stored; something else first turns into an object or an array.
+  // Sets `key` of an object (a key set again keeps its place), or appends to an array; each returns
+  // the value stored, and turns anything else into an object or an array first.
   Base& set(const std::string& key, Json value);
   Base& push(Json value);
   std::vector<std::pair<std::string, Json>> items() const;  // an object's keys and values, in order
@@ -282,16 +261,15 @@ class Json : public nlohmann::ordered_json {
   std::string dump() const;  // one line; bytes that are not UTF-8 become U+FFFD
 };
 
-// One kernel's run. `extra` holds chapter-specific numbers (for example "pct_of_copy"); they go
-// into the run's JSON object and become extra columns of the human table.
+// One kernel's run. `extra` holds chapter-specific numbers ("pct_of_copy"): fields of the run's JSON
+// object, and extra columns of the human table.
 struct RunResult {
   std::string kernel;
   Json result;
   bool correct = false;
   double time_ms = 0;
   double gbps = 0;
-  // Why the result could not be checked (bound_says_something), or empty. An unchecked result is
-  // neither a pass nor a failure, and does not count towards "verified".
+  // Why the result could not be checked (unchecked_reason), or empty: neither a pass nor a failure.
   std::string unchecked;
   Json extra = Json::object();
 };
@@ -331,10 +309,10 @@ class Report {
   void add_run(RunResult run);
   const std::vector<RunResult>& runs() const { return runs_; }
 
-  // Prints the report: 0 if every checked run is correct and one was checked, 6 (kNotVerified)
-  // where none could be, 1 if a checked run is wrong; 5 where it could not be written.
+  // Prints the report: 0 if every checked run is correct and one was checked, 6 where none could
+  // be, 1 if a checked run is wrong; 5 where it could not be written.
   int finish();
-  // Prints what can be shown without a GPU, and the reason on stderr: 77, or 5 (not written).
+  // Prints what can be shown without a GPU, and the reason on stderr: 77, or 5.
   int finish_without_gpu(const std::string& reason);
 
  private:
@@ -356,11 +334,10 @@ class Report {
 
 // ---- The frame of a program ----
 
-// The data of --input, its size checked against the chapter's limits like --n's (input.cpp).
+// The data of --input, its size checked against the chapter's limits like --n's.
 HostData load_chapter_input(const ChapterInfo& info, const std::string& path, bool finite);
 
-// Calls body(data, description) with the data of --input, or with generated data of --n
-// elements of --type.
+// Calls body(data, description) with the data of --input, or else with --n random elements of --type.
 template <typename Body>
 int with_input(const ChapterInfo& info, const Options& options, Body&& body, Distribution d = Distribution::Default) {
   HostData data;
@@ -380,8 +357,7 @@ int with_input(const ChapterInfo& info, const Options& options, Body&& body, Dis
   return std::visit([&](auto& v) { return body(v, source); }, data);
 }
 
-// The frame of the CPU chapters (01, 02): guarded, on the input of the options, with a report of a
-// run on one CPU core. Calls body(data, report) and returns what it returns.
+// The frame of the CPU chapters (01, 02): body(data, report), guarded, on one CPU core.
 template <typename Body>
 int run_on_cpu(const ChapterInfo& info, const Options& options, Body&& body, Distribution d = Distribution::Default) {
   return run_guarded(info.name, [&] {

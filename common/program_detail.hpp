@@ -2,12 +2,18 @@
 // chapter's main calls.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "program.hpp"
 
 namespace reduction {
+
+// Decimal digits only, at most 2^64 - 1; nothing for anything else (a sign, a space, "").
+std::optional<std::uint64_t> parse_digits(std::string_view text);
 
 // The names of the chapter's variants, in its order: what --kernel takes.
 std::vector<std::string> variant_names(const ChapterInfo& info);

@@ -1,18 +1,15 @@
-// The CPU reference every GPU result is checked against, the error bounds that decide whether a
-// floating-point result is right, and the CPU's cores shared out in chunks (parallel_chunks).
+// The CPU reference every result is checked against, and the error bound that decides whether a
+// floating-point result is right.
 //
-// Integers: exact, with the same wrap-around modulo 2^32 as the GPU's 32-bit adds, so a sum that
-//   overflows is still checked bit for bit (Reference::wrapped says that it happened).
-// Floating point: accumulated in a wider type (double for float data, long double for double
-//   data), pairwise, with a bound on the reference's own error.
+// Integers: exact, wrapping modulo 2^32 as the GPU's adds do (Reference::wrapped says it happened).
+// Floating point: summed pairwise in a wider type, with a bound on the reference's own error.
 //
-// The bound for a computed sum (Higham, "Accuracy and Stability of Numerical Algorithms", 4.2):
-// if every element passes through at most `depth` rounded additions on its way to the result,
+// The bound of a computed sum (Higham, "Accuracy and Stability of Numerical Algorithms", 4.2): if
+// every element passes through at most `depth` rounded additions on its way to the result,
 //     |computed - exact| <= gamma(depth) * sum |x_i|,   gamma(k) = k*u / (1 - k*u),
-// where u is the unit roundoff (half the machine epsilon). A sequential loop has depth n - 1, a
-// balanced tree ceil(log2 n); each chapter states the depth of its own summation order, and its
-// tests use the bound as their tolerance. min and max round nothing: they are compared exactly.
-// Products have a bound of their own (reference_product).
+// with u the unit roundoff (half the machine epsilon). A loop has depth n - 1, a balanced tree
+// ceil(log2 n); each chapter states the depth of its order. min and max are compared exactly;
+// products have a bound of their own (reference_product).
 #pragma once
 
 #include <algorithm>
@@ -31,20 +28,17 @@
 
 namespace reduction {
 
-// The CPU's cores, in contiguous chunks of [0, n): billions of elements generated and checked in
-// seconds, not minutes.
+// How many of the CPU's cores to use on n elements: billions are made and checked in seconds.
 inline unsigned cpu_workers(std::size_t n) {
   constexpr std::size_t kMinPerWorker = std::size_t(1) << 20;  // below this, threads cost more than they save
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<unsigned>(std::clamp<std::size_t>(n / kMinPerWorker, 1, hw));
 }
 
-// Calls fn(begin, end, worker) for `workers` contiguous chunks covering [0, n), each with its own
-// worker index, so that fn may keep per-worker results. Where a thread cannot be started, its chunk
-// and the rest run on the calling thread, with the same chunks and indices: only the time changes.
-// Every thread started is joined before anything leaves. An exception from fn, on any thread, is
-// carried back and rethrown here after the joins (that of the lowest chunk where several throw,
-// the one a run on one thread would have met first): it reaches the caller, never std::terminate.
+// Calls fn(begin, end, worker) on its own thread for each of `workers` contiguous chunks of [0, n).
+// Where a thread cannot be started, the remaining chunks run on the calling thread: only the time
+// changes. After every join, an exception from fn is rethrown here (the lowest chunk's, as on one
+// thread), never std::terminate.
 template <typename Fn> void parallel_chunks(std::size_t n, unsigned workers, Fn fn) {
   if (workers <= 1) {
     fn(std::size_t(0), n, 0u);
@@ -81,10 +75,9 @@ template <typename T> struct Reference {
   bool exact = false;         // compare with == (integers, min, max)
   bool wrapped = false;       // integer result overflowed 32 bits and wrapped around
   OpKind operation = OpKind::Sum;  // what it computes
-  // Products only. `underflow`: the absolute error that gradual underflow may add to a product
-  // computed in T (see reference_product), part of tolerance(). `overflowing_partial`: where a
-  // partial product, left to right, may overflow T, its magnitude (the result cannot be checked),
-  // else 0. Every field is a plain value: chapter 10 gathers references from its ranks as bytes.
+  // Products only (reference_product). `underflow`: what gradual underflow may add to the error,
+  // part of tolerance(). `overflowing_partial`: the magnitude of a partial product that may overflow
+  // T (the result cannot be checked), else 0. All plain values: chapter 10 sends references as bytes.
   long double underflow = 0;
   long double overflowing_partial = 0;
 };
@@ -113,16 +106,14 @@ template <typename W, typename T> W pairwise_sum(const T* x, std::size_t n) {
   return pairwise_sum<W>(x, half) + pairwise_sum<W>(x + half, n - half);
 }
 
-// Depth of pairwise_sum over n elements (one more level per halving, kLeaf - 1 in a leaf), plus
-// the levels that combine the per-thread partials.
+// Depth of pairwise_sum over n elements split among `workers`, with the levels that join them.
 inline std::size_t pairwise_depth(std::size_t n, unsigned workers) {
   std::size_t per = (n + workers - 1) / workers;
   std::size_t halvings = per > kLeaf ? ceil_log2((per + kLeaf - 1) / kLeaf) : 0;
   return kLeaf + halvings + ceil_log2(workers);
 }
 
-// Refuses (InputError) a reduction whose partial results may leave T's finite range. `what`: "sum",
-// "product"; `size`: how large they may get.
+// Refuses (InputError) a `what` ("sum") whose partial results, up to `size`, may leave T's range.
 template <typename T> void check_fits(const char* what, long double size, const char* measure) {
   if (size <= std::numeric_limits<T>::max()) return;
   std::ostringstream message;
@@ -139,8 +130,8 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
   Reference<T> ref;
   const unsigned workers = cpu_workers(n);
   if constexpr (std::is_integral_v<T>) {
-    // Unsigned 64-bit arithmetic wraps by definition, and its low 32 bits are the GPU's result.
-    // Read as signed, the total is the true sum for any n below 2^32.
+    // Unsigned arithmetic wraps by definition; the low 32 bits are the GPU's result, and the whole,
+    // read as signed, the true sum for any n below 2^32.
     std::vector<std::uint64_t> partial(workers, 0);
     parallel_chunks(n, workers, [&](std::size_t b, std::size_t e, unsigned w) {
       std::uint64_t s = 0;
@@ -152,7 +143,6 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
     const auto total = static_cast<std::int64_t>(sum);
     ref.value = static_cast<T>(static_cast<std::uint32_t>(sum));
     ref.precise = static_cast<long double>(ref.value);
-    ref.magnitude = 0;
     ref.exact = true;
     ref.wrapped = total != static_cast<std::int64_t>(ref.value);
   } else {
@@ -166,11 +156,9 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
     });
     W total = 0, abs_total = 0;
     for (unsigned w = 0; w < workers; ++w) total += partial[w], abs_total += partial_abs[w];
-    // Whatever order a kernel adds in, each of its partial sums is a sum of some of the elements,
-    // at most sum |x| in magnitude (give or take the rounding of its additions). Up to T's largest
-    // finite value no order can overflow. Past it some orders may (all positive elements first,
-    // say) and others not, so an infinite result would say which order a kernel chose, not whether
-    // it is right: such an input cannot check a kernel, and is refused.
+    // Every partial sum, in any order, is at most sum |x|: below T's largest value no order can
+    // overflow. Past it some orders may and others not, and an infinite result would say which
+    // order a kernel chose, not whether it is right: such an input is refused.
     detail::check_fits<T>("sum", abs_total, "the sum of the elements' magnitudes");
     ref.precise = total;
     ref.value = static_cast<T>(total);
@@ -186,22 +174,18 @@ template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
 //
 // The bound. With gradual underflow a multiplication rounds as (Higham, 2.8)
 //     fl(a*b) = a*b*(1 + d) + e,   |d| <= u,  |e| <= s/2,  d*e = 0,
-// where u is T's unit roundoff and s its smallest subnormal: a result in the normal range has a
-// relative error, one in the subnormal range an absolute error of up to half its spacing. The
-// loop's partial products q_1 = x_1, q_k = fl(q_{k-1} x_k) then unroll to
+// with u T's unit roundoff and s its smallest subnormal. The loop's partial products
+// q_1 = x_1, q_k = fl(q_{k-1} x_k) then unroll to
 //     q_n = P * prod_k (1 + d_k)  +  sum_k e_k * prod_{i>k} x_i (1 + d_i),    P = x_1 ... x_n,
-// so that, with gamma(m) = m u / (1 - m u) as for sums,
+// so that
 //     |q_n - P| <= gamma(n-1) |P|  +  (s/2) (1 + gamma(n-1)) A,   A = sum_{k=2..n} |x_{k+1} ... x_n|.
-// The first term is the usual one (every one of the n - 1 multiplications scales the whole
-// product, so it is gamma(n-1) whatever the order); the second is what underflow may lose, each
-// loss carried through the factors that follow it. A is accumulated with the product, as
-// A_2 = 1, A_k = A_{k-1} |x_k| + 1. (Past about 5M random factors near 1, chapter 01's --op
-// product, a float product vanishes into the subnormal range: see bound_says_something.)
+// The first term holds in any order (each multiplication scales the whole product); the second is
+// what underflow may lose, carried through the factors that follow. A is accumulated with the
+// product: A_2 = 1, A_k = A_{k-1} |x_k| + 1.
 //
 // Overflow is not bounded: a partial product past T's largest value makes the loop's result
-// infinite (or NaN after a zero), whatever the final product is. Such a result is not compared
-// (Reference::overflowing_partial; unchecked_reason says why); a final product that does not fit
-// T is refused, as for sums.
+// infinite (or NaN after a zero), whatever the final product. Such a result is not compared
+// (overflowing_partial); a final product that does not fit T is refused, as for sums.
 template <typename T> Reference<T> reference_product(const T* x, std::size_t n) {
   static_assert(std::is_floating_point_v<T>);
   using L = long double;
@@ -220,14 +204,13 @@ template <typename T> Reference<T> reference_product(const T* x, std::size_t n) 
   ref.operation = OpKind::Product;
   ref.precise = p;
   ref.value = static_cast<T>(p);
-  // The reference's own error: the bound above for long double (its subnormals are far below any
-  // T's), and the rounding of A's own n - 1 multiplications and additions.
+  // The reference's own error: the bound above for long double, with the rounding of A's own.
   const L g = gamma_bound<L>(n), amplified = amplification * (1 + gamma_bound<L>(2 * n));
   ref.error = g * std::fabs(p) + std::numeric_limits<L>::denorm_min() * (1 + g) * amplified;
   ref.magnitude = std::fabs(p) + ref.error;
   const L g_t = gamma_bound<T>(n ? n - 1 : 0);
   ref.underflow = static_cast<L>(std::numeric_limits<T>::denorm_min()) / 2 * (1 + g_t) * amplified;
-  // The loop's partial products lie within the same bound of the exact ones; past T's largest
+  // The loop's partial products lie within the same bound of the exact ones: near T's largest
   // value, one of them may overflow. (With gamma infinite the bound says nothing anyway.)
   const L largest = std::numeric_limits<T>::max();
   if (std::isfinite(g_t) && peak * (1 + g) * (1 + g_t) + ref.underflow > largest) ref.overflowing_partial = peak;
@@ -253,10 +236,8 @@ template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std
   }
 }
 
-// Largest difference from the reference that a result computed in T may show when every element
-// passes through at most `depth` rounded operations: gamma(depth) * magnitude, plus the
-// reference's own error (and, for a product, what underflow may lose). Zero for exact references.
-// A product's depth is n - 1 in any order: every multiplication scales the whole result.
+// The largest difference from the reference of a result computed in T whose elements pass through
+// at most `depth` rounded operations (n - 1 for a product, in any order); 0 where it is exact.
 template <typename T> long double tolerance(const Reference<T>& ref, std::size_t depth) {
   if (ref.exact) return 0;
   return gamma_bound<T>(depth) * ref.magnitude + ref.error + ref.underflow;
@@ -271,14 +252,11 @@ template <typename T> bool matches(T result, const Reference<T>& ref, long doubl
   return std::fabs(static_cast<long double>(result) - ref.precise) <= tol;
 }
 
-// Whether a tolerance can tell a right result from a wrong one. gamma(k) grows without limit as
-// k u approaches 1: a float loop over 2^24 elements has gamma(n - 1) of about 2^24, so its bound
-// is larger than the sum itself and 0, or half the sum, would "pass". A bound at least as large as
-// the magnitude it scales says nothing, and a result checked against it is not verified.
-// A product may vanish below T's smallest normal number, where a result keeps only the few bits
-// of a subnormal and underflow's loss can exceed the product itself: its bound is measured against
-// the larger of |result| and that number, so it says "this vanished too", and any result of normal
-// size still fails.
+// Whether a tolerance can tell a right result from a wrong one. gamma(k) grows without limit as k u
+// nears 1: a float loop over 2^24 elements has a bound larger than the sum itself, which 0 would
+// "pass". A bound at least as large as the magnitude it scales says nothing. A product that
+// vanishes below T's smallest normal number is measured against that number instead: its bound
+// then says "this vanished too", and a result of normal size still fails.
 template <typename T> bool bound_says_something(const Reference<T>& ref, long double tol) {
   if (ref.exact) return true;
   if (ref.overflowing_partial > 0 || !std::isfinite(tol)) return false;

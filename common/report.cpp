@@ -64,14 +64,11 @@ int run_guarded(const std::string& program, const std::function<int()>& body) {
   }
 }
 
-
 double column_of(const RunResult& run, const std::string& name) {
   for (const auto& kv : run.extra.items())
     if (kv.first == name && kv.second.is_number()) return kv.second.as_double();
   return 0;
 }
-
-
 
 std::string format_value(const Json& v, DataType type) {
   if (!v.is_number()) return v.dump();
@@ -97,6 +94,10 @@ std::string format_cell(const Json& v) {
   if (d == std::floor(d) && std::fabs(d) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", d);
   else std::snprintf(buf, sizeof buf, std::fabs(d) >= 100 ? "%.1f" : "%.3g", d);
   return buf;
+}
+
+std::size_t count_unchecked(const std::vector<RunResult>& runs) {
+  return std::count_if(runs.begin(), runs.end(), [](const RunResult& r) { return !r.unchecked.empty(); });
 }
 }  // namespace
 
@@ -179,12 +180,9 @@ void Report::print(bool with_runs) {
   std::string summary = summary_.str();
   if (!summary.empty()) std::cout << "\n" << summary << (summary.back() == '\n' ? "" : "\n");
   if (with_runs) {
-    std::size_t unchecked = 0;
+    const std::size_t unchecked = count_unchecked(runs_);
     for (const auto& r : runs_)
-      if (!r.unchecked.empty()) {
-        ++unchecked;
-        std::cout << "\nunchecked  " << r.kernel << ": " << r.unchecked;
-      }
+      if (!r.unchecked.empty()) std::cout << "\nunchecked  " << r.kernel << ": " << r.unchecked;
     if (unchecked) std::cout << "\n";
     if (!all_checked_correct())
       std::cout << "\nFAILED: a result differs from the CPU reference\n";
@@ -200,8 +198,8 @@ bool Report::all_checked_correct() const {
 }
 
 // A wrong result stays 1 even where the report could not be written (stderr says both): it is the
-// graver news. Otherwise output that never arrived is 5, not a success, and not "no GPU"; a report
-// whose every result is unchecked is 6, "not verified", never 0.
+// graver news. Otherwise output that never arrived is 5, and a report whose every result is
+// unchecked is 6, "not verified": 0 says that a result was checked, and matched.
 int Report::finish() {
   print(true);
   const bool written = output_written(info_.name);
@@ -210,11 +208,7 @@ int Report::finish() {
     return kWrongResult;
   }
   if (!written) return kOutputFailed;
-  // "not verified" is not a success: 0 says that a result was checked, and matched.
-  const bool none_checked = !runs_.empty() && std::all_of(runs_.begin(), runs_.end(), [](const RunResult& r) {
-    return !r.unchecked.empty();
-  });
-  return none_checked ? kNotVerified : kVerified;
+  return !runs_.empty() && count_unchecked(runs_) == runs_.size() ? kNotVerified : kVerified;
 }
 
 int Report::finish_without_gpu(const std::string& reason) {

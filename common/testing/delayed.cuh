@@ -1,11 +1,9 @@
 // Holding back some warps' stores, so that a missing barrier fails every time on the GPU.
 //
-// A kernel that reads another thread's store without a __syncthreads() between them often gets
-// the value anyway: the warps of a block tend to run in step, and the read is late enough. The test
-// form of a single-block kernel (chapters 03 to 05, templates on their element type) takes
-// Delayed<V> as its element: the same values, but a store to global or shared memory by a thread of
-// a warp that the test chose waits first. A correct kernel waits for those stores at its barrier
-// and gives the same result; a kernel that does not wait reads the old values, in every run.
+// A kernel that reads another thread's store without a __syncthreads() between them often gets the
+// value anyway: the warps of a block tend to run in step. With Delayed<V> as the element of a
+// single-block kernel (03 to 05), a store to global or shared memory by a warp the test chose waits
+// first: a correct kernel waits for it at its barrier, one without the barrier reads the old value.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,22 +53,19 @@ struct Delayed {
   friend __host__ __device__ Delayed operator+(Delayed a, Delayed b) { return Delayed(Sum{}(a.value, b.value)); }
 };
 
-// Fills the shared memory of a block that has every byte a multiprocessor gives one block with
-// bytes 0xFF (-1 as an int). The stores go through a volatile pointer: the kernel never reads them,
-// and the compiler would drop them otherwise.
+// Fills `words` of shared memory with -1, through a volatile pointer: nothing reads them, and the
+// compiler would drop them otherwise.
 __global__ void fill_shared_kernel(unsigned words) {
   extern __shared__ std::uint32_t shared_words[];
   volatile std::uint32_t* words_to_fill = shared_words;
   for (unsigned i = threadIdx.x; i < words; i += blockDim.x) words_to_fill[i] = 0xFFFFFFFFu;
 }
 
-// Leaves -1 in every word of every multiprocessor's shared memory, one block of fill_shared_kernel
-// on each. A late store leaves in shared memory what an earlier launch left there, and that may be
-// the very value the store would have written: the same input, run on the same multiprocessor
-// (the solution's run on each input comes before the bugs'), or by chance an equal sum. Then the
-// missing barrier gives the right result: on an H100, chapter 05's barrier_after_add did in 1 of
-// 100 runs. With -1 there instead, every stale read is below the partial sum it stands for (the
-// tests' elements are all positive), so the result is too small in every run.
+// Leaves -1 in all of every multiprocessor's shared memory. What an earlier launch left there may be
+// the very value a late store would write (the same input on the same multiprocessor): then a
+// missing barrier gave the right result (05's barrier_after_add, in 1 of 100 runs on an H100).
+// With -1, every stale read is below the partial sum it stands for (the tests' elements are
+// positive), and the result is too small in every run.
 inline void poison_shared_memory() {
   int device = 0, bytes = 0, multiprocessors = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -81,10 +76,9 @@ inline void poison_shared_memory() {
   CUDA_CHECK(cudaGetLastError());
 }
 
-// Runs a single-block kernel of Delayed<V> on each of `inputs` in one block of `threads`, with the
-// stores of `late` warps held back, and counts the runs whose result is not `expected[run]`, with
-// shared memory poisoned before each run (poison_shared_memory). Each run has an input of its own
-// too, so that what a late store leaves in global memory is not the previous run's value.
+// Runs a single-block kernel of Delayed<V> on each of `inputs` (one a run, so that global memory
+// holds no earlier run's values) in one block of `threads`, the stores of `late` warps held back
+// and shared memory poisoned, and counts the results that are not `expected[run]`.
 template <typename V, typename Kernel>
 int wrong_runs(Kernel kernel, const std::vector<std::vector<V>>& inputs, const std::vector<V>& expected,
                unsigned threads, std::uint32_t late) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Hostile input against every chapter program (ctest: common.fuzz.<chapter>, one program each).
 
-Writes malformed .npy and text files (long headers, overflowing shapes, huge digit strings,
-truncations, NUL bytes, mutated bytes), names things that are not regular files (a directory, a
-FIFO, /dev/zero), and passes bad option values; runs each program on each case with the GPU
-hidden, and checks that:
+Runs each program, with the GPU hidden, on malformed .npy and text files, on paths that are not
+regular files, on bad option values, where its stdout cannot be written (a pipe whose reader has
+gone, /dev/full, closed) and under resource limits (prlimit: one process, a 64 KiB stack, too
+little address space). Checks that:
   - no program dies of a signal, and none runs past its time limit;
   - the exit status is one the case allows: 2 for input that is bad for every program, otherwise
     0, 2, 6 or 77 (1 means a wrong result, and nothing here is a kernel's fault);
@@ -13,12 +13,7 @@ hidden, and checks that:
   - no sanitizer reports anything;
   - peak memory (resident set) stays under --max-rss-mib: the program is killed as it passes it;
     for a large text file, it grows by at most BIG_TEXT_GROWTH times the file's size.
-It also runs each program where its output cannot be written (stdout a pipe whose reader has
-gone, /dev/full, closed: status 5, where a closed pipe killed every program with SIGPIPE and the
-rest went unnoticed) and under resource limits set here with prlimit (one process, as nobody when
-the test runs as root, since root ignores that limit; a 64 KiB stack; an address space too small
-for the input, outside AddressSanitizer: status 2, not SIGABRT, SIGSEGV or 4). Everything is
-generated from fixed seeds, so a failure repeats.
+Everything is generated from fixed seeds, so a failure repeats.
 
   fuzz_inputs.py --work-dir DIR [--max-rss-mib 512] [--jobs 2] PROGRAM...
 """
@@ -45,6 +40,13 @@ NOBODY = 65534  # the user the process-limit cases run as when the test runs as 
 # in multiples of the file's size: its numbers need half of that, a copy of them as much again, and
 # the allocator (AddressSanitizer's above all) some more.
 BIG_TEXT_GROWTH = 3
+
+
+def write(work, name, data):
+    path = os.path.join(work, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
 
 
 def npy(header, data=b"", version=1, pad=True):
@@ -141,13 +143,7 @@ def file_cases(work, rng):
     for k in range(6):
         text = bytes(rng.choice(b"0123456789+-.eE \n\t") for _ in range(rng.randint(1, 60)))
         cases.append(("random_%d.txt" % k, text, ANY))
-    paths = []
-    for name, data, allowed in cases:
-        path = os.path.join(work, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        paths.append((name, path, allowed))
-    return paths
+    return [(name, write(work, name, data), allowed) for name, data, allowed in cases]
 
 
 def sparse_header(work):
@@ -254,13 +250,8 @@ def worker_cases(work):
     files = [("rows_overflow_float.npy", npy(dictionary("'<f4'", "(%d,)" % n), struct.pack("<%df" % n, *floats)),
               ["--rows", str(rows)]),
              ("rows_overflow_double.txt", ("\n".join(doubles_text) + "\n").encode(), ["--rows", str(rows)])]
-    cases = []
-    for name, data, args in files:
-        path = os.path.join(work, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        cases.append((name, ["--input", path] + args + ["--json", "--reps", "1", "--warmup", "0"], BAD, None))
-    return cases
+    return [(name, ["--input", write(work, name, data)] + args + ["--json", "--reps", "1", "--warmup", "0"], BAD, None)
+            for name, data, args in files]
 
 
 def limit_cases(work, programs):
@@ -274,8 +265,8 @@ def limit_cases(work, programs):
     quick = ["--reps", "1", "--warmup", "0"]
     big = ["--n", "2^22"] + quick  # several CPU workers' worth: the reference starts threads
     cases = []
-    # A user can start no process (thread) beyond its first one or two. Root is exempt from the
-    # limit, so as root the program runs as nobody. LeakSanitizer needs a thread of its own at exit.
+    # A user can start no thread beyond its first one or two. Root ignores the limit: as root, the
+    # program runs as nobody. LeakSanitizer needs a thread of its own at exit.
     nobody = {"user": NOBODY} if os.geteuid() == 0 else {}
     if nobody and not runs_as_nobody(programs[0]):
         print("note: nobody cannot run %s: the process-limit cases are left out" % programs[0])
@@ -289,16 +280,13 @@ def limit_cases(work, programs):
     cases.append(("stack_64k_text", ["--input", good] + quick, RUNS, stack))
     cases.append(("stack_64k", ["--n", "16"] + quick, RUNS, stack))
     # Address-space limits, which AddressSanitizer cannot run under (its shadow memory needs a vast
-    # address space; and its operator new aborts on a failed allocation whatever
-    # allocator_may_return_null says, google/sanitizers#295: the asan preset sets it, for malloc).
-    # A host allocation that cannot be made: 2 and one line, as for any input too large for the
-    # machine (77: where a program looks for its GPUs before it makes its input, as for
-    # float_overflow.npy).
+    # address space, and its operator new aborts on a failed allocation, google/sanitizers#295).
+    # A host allocation that cannot be made: 2 and one line (77 where a program looks for its GPU
+    # before it makes its input).
     if not asan:
         cases.append(("memory_refused", ["--n", "2^26"] + quick, {2, 77},
                       {"prefix": [prlimit, "--as=%d" % (256 << 20), "--"]}))
-        # Room for the input but not for a thread, whose stack takes as much as the stack limit:
-        # std::system_error escaped the reference as an internal error (4).
+        # Room for the input but not for a thread's stack: std::system_error was an internal error (4).
         no_threads = [prlimit, "--as=%d" % (512 << 20), "--stack=%d" % (1 << 30), "--"]
         cases.append(("threads_refused", big, ANY, {"prefix": no_threads}))
     return cases
@@ -325,14 +313,12 @@ def run(program, args, max_rss_kib, timeout, how=None):
     how = how or {}
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", **how.get("env", {}))  # as on a machine without a GPU
     argv = how.get("prefix", []) + [program] + args
-    stdout, close_after = subprocess.DEVNULL, None
+    stdout = subprocess.DEVNULL
     if how.get("stdout") == "broken_pipe":  # the reader has gone before the first write
         reader, stdout = os.pipe()
         os.close(reader)
-        close_after = stdout
     elif how.get("stdout") == "full":
-        stdout = open("/dev/full", "wb")
-        close_after = stdout
+        stdout = os.open("/dev/full", os.O_WRONLY)
     elif how.get("stdout") == "closed":
         argv = ["/bin/sh", "-c", 'exec "$0" "$@" >&-'] + argv
     user = {"user": how["user"], "group": how["user"], "extra_groups": []} if "user" in how else {}
@@ -340,10 +326,8 @@ def run(program, args, max_rss_kib, timeout, how=None):
         try:
             child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err_file, env=env, **user)
         finally:
-            if isinstance(close_after, int):
-                os.close(close_after)
-            elif close_after is not None:
-                close_after.close()
+            if stdout != subprocess.DEVNULL:
+                os.close(stdout)
         # Reaped here with wait4(), which reports this child's own peak memory.
         killed = None
         deadline = time.monotonic() + timeout

@@ -70,22 +70,16 @@ TEST_CASE("generated inputs are seeded, varied and in range", "[input]") {
 }
 
 TEST_CASE("npy files load with their type", "[input]") {
-  std::int32_t ints[3] = {1, -2, 3};
-  auto path = temp_file("ints.npy", npy("<i4", "(3,)", std::string(reinterpret_cast<char*>(ints), 12)));
-  auto data = load_input(path);
+  auto data = load_input(temp_file("ints.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, -2, 3}))));
   REQUIRE(data_type_of(data) == DataType::Int);
   CHECK(std::get<std::vector<std::int32_t>>(data) == std::vector<std::int32_t>{1, -2, 3});
-
-  double d[2] = {0.5, 2.25};
-  path = temp_file("doubles.npy", npy("<f8", "(2,)", std::string(reinterpret_cast<char*>(d), 16)));
-  data = load_input(path);
+  data = load_input(temp_file("doubles.npy", npy("<f8", "(2,)", bytes_of(std::vector<double>{0.5, 2.25}))));
   REQUIRE(data_type_of(data) == DataType::Double);
   CHECK(std::get<std::vector<double>>(data) == std::vector<double>{0.5, 2.25});
 }
 
 TEST_CASE("bad npy files are refused with a reason", "[input]") {
-  float f[2] = {1.0f, 2.0f};
-  std::string two_floats(reinterpret_cast<char*>(f), 8);
+  const std::string two_floats = bytes_of(std::vector<float>{1.0f, 2.0f});
   CHECK_THROWS_AS(load_input(temp_file("short.npy", npy("<f4", "(3,)", two_floats))), InputError);
   CHECK_THROWS_AS(load_input(temp_file("2d.npy", npy("<f4", "(1, 2)", two_floats))), InputError);
   CHECK_THROWS_AS(load_input(temp_file("i8.npy", npy("<i8", "(1,)", two_floats))), InputError);
@@ -122,8 +116,6 @@ TEST_CASE("text files: integers stay int, anything else is double", "[input]") {
   CHECK(std::get<std::vector<double>>(data).size() == 5);
   data = load_input(temp_file("big.txt", "1 3000000000"));
   CHECK(data_type_of(data) == DataType::Double);  // does not fit in 32 bits
-  CHECK_THROWS_AS(load_input(temp_file("word.txt", "1 two 3")), InputError);
-  CHECK_THROWS_AS(load_input(temp_file("nan.txt", "1 nan")), InputError);
 }
 
 TEST_CASE("npy: versions 1 to 3, Fortran order for 1-D, other keys ignored", "[input]") {
@@ -158,8 +150,7 @@ TEST_CASE("npy: a header of any length up to numpy's 10,000 bytes is parsed with
 }
 
 TEST_CASE("npy: a header length of 4 GiB in a sparse file is refused before it is read", "[input]") {
-  // Every program read the 4 GiB of a sparse file into memory (10 s, 4 GiB of memory) before
-  // finding that it was not a dictionary.
+  // Every program read the 4 GiB into memory before finding that it was not a dictionary.
   const std::string path = temp_file("sparse.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{", 13));
   REQUIRE(::truncate(path.c_str(), 12 + 0xFFFFFFFFll + 64) == 0);
   CHECK(refusal(path).find("header is 4294967295 bytes long, more than the 10000") != std::string::npos);
@@ -172,10 +163,6 @@ TEST_CASE("npy: sizes are checked against the file before anything is allocated"
   CHECK(refusal(temp_file("wrap8.npy", npy("<f8", "(2305843009213693952,)", ""))) != "");
   // Too many digits for 64 bits: std::stoull threw out_of_range, reported as an internal error.
   CHECK(refusal(temp_file("digits.npy", npy("<i4", "(99999999999999999999999999,)", ""))).find("64 bits") != std::string::npos);
-  // A header length beyond the end of the file (version 2 allows 4 GiB).
-  std::string huge_header = "\x93NUMPY";
-  huge_header += std::string("\x02\x00\xff\xff\xff\xff", 6) + "{}";
-  CHECK(refusal(temp_file("header_len.npy", huge_header)).find("header is 4294967295 bytes") != std::string::npos);
   const std::string three = bytes_of(std::vector<std::int32_t>{1, 2, 3});
   const std::string full = npy("<i4", "(3,)", three);
   for (std::size_t cut : {std::size_t(0), std::size_t(5), std::size_t(9), std::size_t(11), std::size_t(40), full.size() - 1}) {
@@ -213,9 +200,9 @@ TEST_CASE("only regular files are read, and they are refused at once", "[input]"
 }
 
 TEST_CASE("the element limit stops reading early", "[input]") {
-  CHECK(refusal(temp_file("three.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3}))), 2)
-            .find("holds 3 elements; this program takes at most 2") != std::string::npos);
-  CHECK(refusal(temp_file("three.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3}))), 3) == "");
+  const std::string three = temp_file("three.npy", npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3})));
+  CHECK(refusal(three, 2).find("holds 3 elements; this program takes at most 2") != std::string::npos);
+  CHECK(refusal(three, 3) == "");
   // The garbage after the limit is never reached: the count is what is refused.
   std::string many;
   for (int i = 0; i < 3000; ++i) many += "1 ";
@@ -232,7 +219,7 @@ TEST_CASE("text: every byte is part of a number or whitespace", "[input]") {
   CHECK(binary.find("byte 3 is '\\x1b'") != std::string::npos);
   CHECK(binary.find('\x1b') == std::string::npos);
   CHECK(binary.find('\n') == std::string::npos);
-  for (const char* bad : {"1 2x", "1 - 2", "1e", "1.2.3", "--4", ".", "1e5e5", "0x10", "inf", "nan", "1,2"}) {
+  for (const char* bad : {"1 two 3", "1 2x", "1 - 2", "1e", "1.2.3", "--4", ".", "1e5e5", "0x10", "inf", "nan", "1,2"}) {
     INFO(bad);
     CHECK(refusal(temp_file("bad.txt", bad)) != "");
   }
@@ -259,10 +246,9 @@ TEST_CASE("text: numbers across the read buffer's edge are read whole", "[input]
 }
 
 TEST_CASE("text: a file that grows while it is read is read to the size it had when it was opened", "[input]") {
-  // An 18 MB file appended to during the run was read until its writer stopped: 20 s, 2.1 GB and
-  // n = 345,000,001. Here a writer appends "2\n" lines, up to 128 MiB as fast as it can, from just
-  // before the file is opened until it has been read: only what it wrote before the open (a few of
-  // its 1 MiB blocks at most) may be read, where the whole 128 MiB was.
+  // A file appended to during the run was read until its writer stopped. Here a writer appends up to
+  // 128 MiB of "2\n" lines from just before the file is opened until it has been read: only the few
+  // 1 MiB blocks it wrote before the open may be read.
   std::string initial;
   for (int i = 0; i < (1 << 20); ++i) initial += "1\n";  // 2 MiB
   const std::string path = temp_file("growing.txt", initial);

@@ -46,8 +46,8 @@ class SampleCgroups {
 }  // namespace
 
 TEST_CASE("cgroup v2: the limit is memory.max less memory.current, the tightest from the cgroup to the root", "[limits]") {
-  // Under a 1 GiB limit (docker --memory, slurm --mem, systemd MemoryMax) 09 --json, 01 --n 2^29
-  // and a 2 GiB .npy were killed by the OOM killer without a word: the check read the machine's memory.
+  // Under a 1 GiB limit, 01 --n 2^29 was killed by the OOM killer without a word: the check read the
+  // machine's memory.
   SampleCgroups s;
   s.write("cg/memory.max", "max\n");  // the root of a hierarchy has no memory.max; a parent may say "max"
   s.write("cg/memory.current", "999999999999\n");

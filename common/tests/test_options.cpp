@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -13,11 +14,7 @@
 using namespace reduction;
 
 namespace {
-std::optional<int> parse(CommandLine& cli, std::vector<const char*> args) {
-  args.insert(args.begin(), "prog");
-  return cli.parse(static_cast<int>(args.size()), args.data());
-}
-// Holds what parse() writes on std::cerr while it lives.
+// Holds what is written on std::cerr while it lives.
 class CapturedErrors {
  public:
   CapturedErrors() : previous_(std::cerr.rdbuf(text_.rdbuf())) {}
@@ -29,15 +26,30 @@ class CapturedErrors {
   std::streambuf* previous_;
 };
 
-// Parses `args` with fresh options, std::cout captured: the status, and what was printed.
-std::pair<std::optional<int>, std::string> parse_printing(const ChapterInfo& i, std::vector<const char*> args) {
+// What a parse gave: its status, what it wrote on stdout and stderr, and the options.
+struct Parsed {
+  std::optional<int> status;
+  std::string out, err;
+  Options options;
+};
+
+// Parses `args` with fresh options, after `extend` has added a chapter's own options to the command line.
+Parsed parse(const ChapterInfo& info, std::vector<const char*> args,
+             const std::function<void(CommandLine&)>& extend = {}) {
+  args.insert(args.begin(), "prog");
+  Parsed parsed;
   std::ostringstream out;
   auto* previous = std::cout.rdbuf(out.rdbuf());
-  Options o;
-  CommandLine cli(i, o);
-  const std::optional<int> status = parse(cli, std::move(args));
+  {
+    CapturedErrors errors;
+    CommandLine cli(info, parsed.options);
+    if (extend) extend(cli);
+    parsed.status = cli.parse(static_cast<int>(args.size()), args.data());
+    parsed.err = errors.text();
+  }
   std::cout.rdbuf(previous);
-  return {status, out.str()};
+  parsed.out = out.str();
+  return parsed;
 }
 
 ChapterInfo info() {
@@ -67,34 +79,43 @@ TEST_CASE("counts", "[options]") {
 }
 
 TEST_CASE("options are parsed and validated", "[options]") {
-  auto i = info();
-  {
-    Options o;
-    CommandLine cli(i, o);
-    CHECK_FALSE(parse(cli, {"--n", "2^10", "--type", "float", "--block", "128", "--kernel", "c,a"}));
-    CHECK(o.n == 1024);
-    CHECK(o.type == DataType::Float);
-    CHECK(o.block == 128);
-    CHECK(o.kernels == std::vector<std::string>{"a", "c"});  // the chapter's order
+  const auto i = info();
+  const Parsed given = parse(i, {"--n", "2^10", "--type", "float", "--block", "128", "--kernel", "c,a"});
+  CHECK_FALSE(given.status);
+  CHECK(given.options.n == 1024);
+  CHECK(given.options.type == DataType::Float);
+  CHECK(given.options.block == 128);
+  CHECK(given.options.kernels == std::vector<std::string>{"a", "c"});  // the chapter's order
+  const Parsed defaults = parse(i, {});
+  CHECK_FALSE(defaults.status);
+  CHECK(defaults.options.kernels == std::vector<std::string>{"a", "b", "c"});  // default: every kernel
+}
+
+TEST_CASE("bad options are refused with one line on stderr, the user's text escaped", "[options]") {
+  const auto i = info();
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"--n", "abc"}, {"--n", "-5"}, {"--n", "4096"}, {"--n", ""}, {"--type", "quad"}, {"--type", ""},
+           {"--block", "100"}, {"--block", "2048"}, {"--kernel", "zzz"}, {"--kernel", ""}, {"--kernel", ","},
+           {"--reps", "0"}, {"--bogus"}, {"--input", ""},
+           // CLI11 2.1 wrapped --seed -1 to 2^64 - 1, clamped 18446744073709551616 to it, read '' as 0.
+           {"--seed", "-1"}, {"--seed", "18446744073709551616"}, {"--seed", ""}, {"--seed", "1x"}, {"--seed", " 1"},
+           {"--seed", "+1"}, {"--seed", "0x10"}, {"--block", ""}, {"--block", "-128"}, {"--block", "1e2"},
+           {"--reps", ""}, {"--reps", "99999999999999999999"}, {"--warmup", ""}, {"--warmup", "-1"},
+           // Control characters in the user's text.
+           {"--n", "1\n"}, {"--seed", "\x1b[2J"}, {"--type", "fl\noat"}, {"--kernel", "a\r\nb"}, {"--bogus\n"}}) {
+    INFO(bad[0] << " '" << (bad.size() > 1 ? bad[1] : "") << "'");
+    const Parsed parsed = parse(i, bad);
+    CHECK(parsed.status == 2);
+    CHECK(parsed.err.find('\n') == parsed.err.size() - 1);  // exactly one line
+    CHECK(parsed.err.find('\x1b') == std::string::npos);
+    CHECK(parsed.err.find('\r') == std::string::npos);
   }
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--n", "abc"},
-                                                                            {"--n", "-5"},
-                                                                            {"--n", "4096"},
-                                                                            {"--type", "quad"},
-                                                                            {"--block", "100"},
-                                                                            {"--block", "2048"},
-                                                                            {"--kernel", "zzz"},
-                                                                            {"--reps", "0"},
-                                                                            {"--bogus"}}) {
-    Options o;
-    CommandLine cli(i, o);
-    INFO(bad[0] << " " << (bad.size() > 1 ? bad[1] : ""));
-    CHECK(parse(cli, bad) == 2);
-  }
-  Options o;
-  CommandLine cli(i, o);
-  CHECK_FALSE(parse(cli, {}));
-  CHECK(o.kernels == std::vector<std::string>{"a", "b", "c"});  // default: every kernel
+  CHECK(parse(i, {"--n", "1\n"}).err.find("got '1\\n'") != std::string::npos);
+  const Parsed largest = parse(i, {"--seed", "18446744073709551615", "--reps", "7", "--warmup", "0"});
+  CHECK_FALSE(largest.status);
+  CHECK(largest.options.seed == 18446744073709551615ull);
+  CHECK(largest.options.reps == 7);
+  CHECK(largest.options.warmup == 0);
 }
 
 TEST_CASE("an --n out of range is refused with the reason for the bound it crosses", "[options]") {
@@ -102,83 +123,34 @@ TEST_CASE("an --n out of range is refused with the reason for the bound it cross
   i.min_n_reason = "none to reduce";
   for (const auto& [n, reason, other] : std::vector<std::tuple<const char*, std::string, std::string>>{
            {"0", ": none to reduce", "one block"}, {"4096", ": one block", "none to reduce"}}) {
-    Options o;
-    CommandLine cli(i, o);
-    CapturedErrors errors;
-    CHECK(parse(cli, {"--n", n}) == 2);
-    INFO(errors.text());
-    CHECK(errors.text().find("--n must be from 1 to 2048, got " + std::string(n) + reason) != std::string::npos);
-    CHECK(errors.text().find(other) == std::string::npos);
+    const Parsed parsed = parse(i, {"--n", n});
+    INFO(parsed.err);
+    CHECK(parsed.status == 2);
+    CHECK(parsed.err.find("--n must be from 1 to 2048, got " + std::string(n) + reason) != std::string::npos);
+    CHECK(parsed.err.find(other) == std::string::npos);
   }
-}
-
-TEST_CASE("numbers that CLI11 2.1 would wrap, clamp or read as zero are refused", "[options]") {
-  const auto i = info();
-  // Before: --seed -1 wrapped to 2^64 - 1, 18446744073709551616 clamped to it, '' read as 0.
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--seed", "-1"},
-                                                                            {"--seed", "18446744073709551616"},
-                                                                            {"--seed", ""},
-                                                                            {"--seed", "1x"},
-                                                                            {"--seed", " 1"},
-                                                                            {"--seed", "+1"},
-                                                                            {"--seed", "0x10"},
-                                                                            {"--block", ""},
-                                                                            {"--block", "-128"},
-                                                                            {"--block", "1e2"},
-                                                                            {"--reps", ""},
-                                                                            {"--reps", "99999999999999999999"},
-                                                                            {"--warmup", ""},
-                                                                            {"--warmup", "-1"},
-                                                                            {"--input", ""},
-                                                                            {"--n", ""},
-                                                                            {"--type", ""},
-                                                                            {"--kernel", ""},
-                                                                            {"--kernel", ","}}) {
-    Options o;
-    CommandLine cli(i, o);
-    CapturedErrors errors;
-    INFO(bad[0] << " '" << bad[1] << "'");
-    CHECK(parse(cli, bad) == 2);
-    const std::string err = errors.text();
-    CHECK(err.find('\n') == err.size() - 1);  // exactly one line
-  }
-  Options o;
-  CommandLine cli(i, o);
-  CHECK_FALSE(parse(cli, {"--seed", "18446744073709551615", "--reps", "7", "--warmup", "0"}));
-  CHECK(o.seed == 18446744073709551615ull);
-  CHECK(o.reps == 7);
-  CHECK(o.warmup == 0);
 }
 
 TEST_CASE("a chapter's own int options are parsed strictly", "[options]") {
   const auto i = info();
-  for (const char* bad : {"", "abc", "2147483648", "-2147483649", "1.5", "7 ", "99999999999999999999999"}) {
-    Options o;
-    int coarse = 0;
-    CommandLine cli(i, o);
+  int coarse = 5, other = 6;
+  const auto with_coarse = [&](CommandLine& cli) {
     cli.add_option("--coarse", coarse, "a factor");
-    CapturedErrors errors;
+    cli.add_option("--other", other, "another");  // the first option's text must survive a second
+  };
+  for (const char* bad : {"", "abc", "2147483648", "-2147483649", "1.5", "7 ", "99999999999999999999999"}) {
     INFO("'" << bad << "'");
-    CHECK(parse(cli, {"--coarse", bad}) == 2);  // '' was read as 0 before
-    CHECK(errors.text().find("--coarse must be a whole number") != std::string::npos);
+    const Parsed parsed = parse(i, {"--coarse", bad}, with_coarse);
+    CHECK(parsed.status == 2);  // '' was read as 0 before
+    CHECK(parsed.err.find("--coarse must be a whole number") != std::string::npos);
   }
+  CHECK(coarse == 5);
   for (auto [text, value] :
        std::vector<std::pair<const char*, int>>{{"8", 8}, {"-3", -3}, {"2147483647", 2147483647}}) {
-    Options o;
-    int coarse = 0;
-    CommandLine cli(i, o);
-    cli.add_option("--coarse", coarse, "a factor");
-    CHECK_FALSE(parse(cli, {"--coarse", text}));
+    CHECK_FALSE(parse(i, {"--coarse", text}, with_coarse).status);
     CHECK(coarse == value);
+    CHECK(other == 6);  // defaults stay
   }
-  Options o;
-  int coarse = 5, other = 6;
-  CommandLine cli(i, o);
-  cli.add_option("--coarse", coarse, "a factor");
-  cli.add_option("--other", other, "another");  // the first option's text must survive a second
-  CHECK_FALSE(parse(cli, {"--coarse", "3"}));
-  CHECK(coarse == 3);
-  CHECK(other == 6);  // defaults stay
 }
 
 TEST_CASE("an --n that no machine can hold is refused before anything is allocated", "[options]") {
@@ -187,86 +159,41 @@ TEST_CASE("an --n that no machine can hold is refused before anything is allocat
   // Before: accepted, and std::vector failed with "cannot create std::vector larger than max_size()".
   for (const char* n : {"2^62", "9999999999999999999", "2^50", "1<<60", "16777216G"}) {
     for (const char* type : {"int", "double"}) {
-      Options o;
-      CommandLine cli(i, o);
-      CapturedErrors errors;
       INFO(n << " " << type);
-      CHECK(parse(cli, {"--n", n, "--type", type}) == 2);
-      CHECK(errors.text().find("too large") != std::string::npos);
-      CHECK(errors.text().find("memory") != std::string::npos);  // the machine's, or its cgroup's limit
+      const Parsed parsed = parse(i, {"--n", n, "--type", type});
+      CHECK(parsed.status == 2);
+      CHECK(parsed.err.find("too large") != std::string::npos);
+      CHECK(parsed.err.find("memory") != std::string::npos);  // the machine's, or its cgroup's limit
     }
   }
-  Options o;
-  CommandLine cli(i, o);
-  CHECK_FALSE(parse(cli, {"--n", "2^20", "--type", "double"}));
-  Options with_input;
-  CommandLine cli2(i, with_input);
-  CHECK_FALSE(parse(cli2, {"--n", "2^62", "--input", "file.npy"}));  // --input overrides --n
-}
-
-TEST_CASE("error messages show the user's text on one line, control characters escaped", "[options]") {
-  const auto i = info();
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
-           {"--n", "1\n"}, {"--seed", "\x1b[2J"}, {"--type", "fl\noat"}, {"--kernel", "a\r\nb"}, {"--bogus\n"}}) {
-    Options o;
-    CommandLine cli(i, o);
-    CapturedErrors errors;
-    INFO(bad[0]);
-    CHECK(parse(cli, bad) == 2);
-    const std::string err = errors.text();
-    CHECK(err.find('\n') == err.size() - 1);
-    CHECK(err.find('\x1b') == std::string::npos);
-    CHECK(err.find('\r') == std::string::npos);
-  }
-  Options o;
-  CommandLine cli(i, o);
-  CapturedErrors errors;
-  CHECK(parse(cli, {"--n", "1\n"}) == 2);
-  CHECK(errors.text().find("got '1\\n'") != std::string::npos);
+  CHECK_FALSE(parse(i, {"--n", "2^20", "--type", "double"}).status);
+  CHECK_FALSE(parse(i, {"--n", "2^62", "--input", "file.npy"}).status);  // --input overrides --n
 }
 
 TEST_CASE("--list prints the chapter's variants and stops; only a chapter with variants has it", "[options]") {
-  // --list answers only a command line that would run: `--list --n garbage` exited 0.
   auto i = info();
   i.variants.clear();
-  {
-    Options o;
-    CommandLine cli(i, o);
-    CapturedErrors errors;
-    CHECK(parse(cli, {"--list"}) == 2);  // no variants: no --list
-  }
+  CHECK(parse(i, {"--list"}).status == 2);  // no variants: no --list
   i.variants = {{"alpha", "the first idea", true}, {"b", "a \"quoted\" idea", false}};
-  std::ostringstream out;
-  auto* previous = std::cout.rdbuf(out.rdbuf());
-  std::vector<std::optional<int>> refused;
-  {
-    CapturedErrors errors;
-    for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{{"--list", "--n", "not a number"},
-                                                                              {"--list", "--n", "4096"},
-                                                                              {"--list", "--seed", "-1"},
-                                                                              {"--list", "--reps", "0"},
-                                                                              {"--list", "--warmup", "x"},
-                                                                              {"--list", "--block", "100"},
-                                                                              {"--list", "--input", ""},
-                                                                              // 03, 06 and 10 exited 0:
-                                                                              {"--list", "--input", "/nonexistent/x.npy"}}) {
-      Options o;
-      CommandLine cli(i, o);
-      refused.push_back(parse(cli, bad));
-    }
+  // --list answers only a command line that would run: `--list --n garbage` exited 0.
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"--list", "--n", "not a number"}, {"--list", "--n", "4096"}, {"--list", "--seed", "-1"},
+           {"--list", "--reps", "0"}, {"--list", "--warmup", "x"}, {"--list", "--block", "100"},
+           {"--list", "--input", ""},
+           {"--list", "--input", "/nonexistent/x.npy"}}) {  // 03, 06 and 10 exited 0
+    INFO(bad[1] << " " << bad[2]);
+    const Parsed parsed = parse(i, bad);
+    CHECK(parsed.status == 2);
+    CHECK(parsed.out.empty());
   }
-  const std::string printed_when_refused = out.str();
-  std::cout.rdbuf(previous);
-  const auto [text_status, text] = parse_printing(i, {"--list", "--n", "2^10", "--seed", "7"});
-  const auto [json_status, json] = parse_printing(i, {"--list", "--json"});
-  for (const auto& status : refused) CHECK(status == 2);
-  CHECK(printed_when_refused.empty());
-  CHECK(text_status == 0);
-  CHECK(text == "alpha  the first idea\nb      a \"quoted\" idea\n");
-  CHECK(json_status == 0);
-  CHECK(json == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
-                     R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
-                     "\n");
+  const Parsed text = parse(i, {"--list", "--n", "2^10", "--seed", "7"});
+  const Parsed json = parse(i, {"--list", "--json"});
+  CHECK(text.status == 0);
+  CHECK(text.out == "alpha  the first idea\nb      a \"quoted\" idea\n");
+  CHECK(json.status == 0);
+  CHECK(json.out == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
+                    R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
+                    "\n");
 }
 
 TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marked", "[options]") {
@@ -276,26 +203,18 @@ TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marke
   i.variants = {{"a", "idea a", true}, {"zoo.bug", "wrong on purpose", true, true}, {"b", "idea b", false}};
   CHECK(variant_names(i) == std::vector<std::string>{"a", "zoo.bug", "b"});
   CHECK(default_variant_names(i) == std::vector<std::string>{"a", "b"});
-  {
-    Options o;
-    CommandLine cli(i, o);
-    CHECK_FALSE(parse(cli, {}));
-    CHECK(o.kernels == std::vector<std::string>{"a", "b"});  // default: all but the zoo's
-  }
-  {
-    Options o;
-    CommandLine cli(i, o);
-    CHECK_FALSE(parse(cli, {"--kernel", "b,zoo.bug"}));
-    CHECK(o.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
-  }
-  const auto [text_status, text] = parse_printing(i, {"--list"});
-  const auto [json_status, json] = parse_printing(i, {"--list", "--json"});
-  CHECK(text_status == 0);
-  CHECK(text ==
+  CHECK(parse(i, {}).options.kernels == std::vector<std::string>{"a", "b"});  // default: all but the zoo's
+  const Parsed named = parse(i, {"--kernel", "b,zoo.bug"});
+  CHECK_FALSE(named.status);
+  CHECK(named.options.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
+  const Parsed text = parse(i, {"--list"});
+  const Parsed json = parse(i, {"--list", "--json"});
+  CHECK(text.status == 0);
+  CHECK(text.out ==
         "a        idea a\nb        idea b\n\nthe bug zoo (instructor/zoo/): kernels wrong on purpose, run only when "
         "--kernel names them\nzoo.bug  wrong on purpose\n");
-  CHECK(json_status == 0);
-  CHECK(json ==
+  CHECK(json.status == 0);
+  CHECK(json.out ==
         R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
         R"({"name":"b","idea":"idea b","deterministic":false},)"
         R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
@@ -319,29 +238,24 @@ TEST_CASE("output that could not be written is said in one line on stderr", "[op
 
 TEST_CASE("a -- ends the options, and what follows it is named as an argument, not an option", "[options]") {
   // `--n 16 -- x` said "-- is not an option".
-  const ChapterInfo i = info();
-  Options o;
-  CommandLine cli(i, o);
-  CapturedErrors errors;
-  CHECK(parse(cli, {"--n", "16", "--", "x"}) == 2);
-  const std::string text = errors.text();
-  INFO(text);
-  CHECK(text.find("is not an option") == std::string::npos);
-  CHECK(text.find("unexpected argument 'x' after --") != std::string::npos);
-  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  const Parsed parsed = parse(info(), {"--n", "16", "--", "x"});
+  INFO(parsed.err);
+  CHECK(parsed.status == 2);
+  CHECK(parsed.err.find("is not an option") == std::string::npos);
+  CHECK(parsed.err.find("unexpected argument 'x' after --") != std::string::npos);
+  CHECK(std::count(parsed.err.begin(), parsed.err.end(), '\n') == 1);
 }
 
 TEST_CASE("given() says which options the command line named", "[options]") {
-  const ChapterInfo i = info();
-  Options o;
-  CommandLine cli(i, o);
   std::string alias = "all";
-  cli.add_option("--alias", alias, "an alias of --kernel");
   bool both = false;
-  cli.add_check([&]() -> std::optional<std::string> {
-    both = cli.given("--alias") && cli.given("--kernel");
-    return std::nullopt;
+  const Parsed parsed = parse(info(), {"--alias", "all", "--kernel", "a"}, [&](CommandLine& cli) {
+    cli.add_option("--alias", alias, "an alias of --kernel");
+    cli.add_check([&]() -> std::optional<std::string> {
+      both = cli.given("--alias") && cli.given("--kernel");
+      return std::nullopt;
+    });
   });
-  CHECK_FALSE(parse(cli, {"--alias", "all", "--kernel", "a"}));
+  CHECK_FALSE(parsed.status);
   CHECK(both);
 }
