@@ -190,33 +190,6 @@ template <typename V> std::string to_text(V v) {
   return std::to_string(v);
 }
 
-// A recording run's log as single_block::Access, in the form traced.cuh's record() gives: sorted by
-// thread (stable, so each thread's accesses stay in its order), the elements by index.
-inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& log, const void* data,
-                                                     const void* result, std::size_t element_size) {
-  using single_block::Array;
-  std::uintptr_t shared_base = ~std::uintptr_t(0);
-  for (const Logged& l : log)
-    if (l.shared) shared_base = std::min(shared_base, l.address);
-  const auto data_begin = reinterpret_cast<std::uintptr_t>(data),
-             result_begin = reinterpret_cast<std::uintptr_t>(result);
-  std::vector<single_block::Access> out;
-  for (const Logged& l : log) {
-    single_block::Access a{l.thread, l.write, Array::kData, 0, l.value_bits, l.level};
-    if (l.shared) {
-      a.array = Array::kPartial;
-      a.index = std::uint32_t((l.address - shared_base) / element_size);
-    } else if (l.address >= result_begin && l.address < result_begin + element_size) {
-      a.array = Array::kResult;
-    } else {
-      a.index = std::uint32_t((l.address - data_begin) / element_size);
-    }
-    out.push_back(a);
-  }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.thread < b.thread; });
-  return out;
-}
-
 }  // namespace detail
 
 // An element of type V that reports its loads and stores to the emulator, and carries, as
@@ -376,7 +349,9 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
         [&] { kernel(data_begin, n, result_begin); }, threads, grid ? grid->blocks : unsigned(rows), schedule,
         buffers, 1, [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
         recording ? &log : nullptr, blocks_reversed, grid ? grid->dynamic : detail::DynamicShared{});
-    if (recording) *accesses = detail::accesses_of(log, data_begin, result_begin, sizeof(Element));
+    if (recording)
+      *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data_begin), n,
+                                              reinterpret_cast<std::uintptr_t>(result_begin), sizeof(Element));
     run.schedules.push_back(schedule);
     run.blocks_reversed.push_back(blocks_reversed);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());

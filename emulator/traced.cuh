@@ -145,8 +145,6 @@ struct Traced {
 // touched: element 0, which thread 0 owns) or in the result.
 template <typename V, typename Kernel>
 std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& input, unsigned threads) {
-  using single_block::Access;
-  using single_block::Array;
   const std::size_t n = input.size();
   std::vector<Traced<V>> elements;
   for (V v : input) elements.push_back(Traced<V>(v));
@@ -171,26 +169,8 @@ std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& in
   std::sort(logged.begin(), logged.end(), [](const auto& a, const auto& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.order < b.order;
   });
-  std::uint64_t shared_base = ~std::uint64_t(0);
-  for (const auto& a : logged)
-    if (a.shared) shared_base = std::min(shared_base, a.address);
-  const auto data_base = reinterpret_cast<std::uint64_t>(data.data()), element = std::uint64_t(sizeof(Traced<V>));
-  std::vector<Access> out;
-  for (const auto& a : logged) {
-    Access access{a.thread, a.write != 0, Array::kData, 0, a.value_bits, a.level};
-    if (a.shared) {
-      access.array = Array::kPartial;
-      access.index = std::uint32_t((a.address - shared_base) / element);
-    } else if (a.address >= data_base && a.address < data_base + n * element) {
-      access.index = std::uint32_t((a.address - data_base) / element);
-    } else if (a.address == reinterpret_cast<std::uint64_t>(result.data())) {
-      access.array = Array::kResult;
-    } else {
-      throw std::runtime_error("the recorded kernel touched global memory outside its input and its result");
-    }
-    out.push_back(access);
-  }
-  return out;
+  return single_block::accesses_from(logged, reinterpret_cast<std::uint64_t>(data.data()), n,
+                                     reinterpret_cast<std::uint64_t>(result.data()), sizeof(Traced<V>));
 }
 
 }  // namespace reduction
