@@ -868,7 +868,6 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     Logged logged;
     logged.thread = std::uint32_t(t);
     logged.write = write;
-    logged.atomic = atomic;
     logged.shared = shared;
     logged.address = address;
     std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));

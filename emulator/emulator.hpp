@@ -122,11 +122,11 @@ struct RunOutcome {
   std::vector<Finding> findings;
 };
 
-// One load or store of a buffer or of shared memory, as a recording run logs it: by address (the
-// template that knows the buffers turns it into a single_block::Access).
+// One load or store of a buffer or of shared memory, as a recording run logs it: by address
+// (single_block::accesses_from() names the elements).
 struct Logged {
   std::uint32_t thread = 0;
-  bool write = false, shared = false, atomic = false;  // atomic: an atomicAdd, logged as a write
+  bool write = false, shared = false;
   std::uintptr_t address = 0;
   std::uint64_t value_bits = 0;
   std::uint32_t level = 0;
@@ -200,11 +200,9 @@ template <typename V> std::string to_text(V v) {
 //  - the copy assignment loads its source and stores its target: `data[i] = ...`;
 //  - the addition adds the values (Sum's wrap-around for integers), max and min take Max's and Min's
 //    (maximum, minimum below), one level deeper than the deeper operand.
-// A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
-// ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
-// (a block-scope thread_local array under the shim) needs no constructor call.
-//  - through a `volatile` pointer (chapter 09's warp_volatile) the same loads and stores: volatile
-//    makes the compiler access memory at every use, but orders nothing between threads.
+//  - through a `volatile` pointer (09's warp_volatile), the same: volatile orders nothing between threads.
+// A copy between a thread's own variables (on its fiber's stack) is no memory access. The default
+// constructor is trivial, so that a `__shared__` array (thread_local under the shim) needs no call.
 template <typename V>
 struct Checked {
   V value;
@@ -217,11 +215,7 @@ struct Checked {
     value = other.value;
     level = other.level;
   }
-  Checked(const volatile Checked& other) {
-    detail::load(const_cast<const Checked*>(&other), const_cast<const V*>(&other.value), sizeof(V), other.level);
-    value = other.value;
-    level = other.level;
-  }
+  Checked(const volatile Checked& other) : Checked(const_cast<const Checked&>(other)) {}
   Checked& operator=(const Checked& other) {
     detail::load(&other, &other.value, sizeof(V), other.level);
     const V v = other.value;  // read before the store is reported: another thread may run between them
@@ -273,9 +267,7 @@ namespace detail {
 // as CUDA's atomicAdd does.
 template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
   if (running) atomic_access(address, &address->value, sizeof(V), address->level);
-  Checked<V> old;  // a copy on the thread's own stack: not a memory access
-  old.value = address->value;
-  old.level = address->level;
+  const Checked<V> old(address->value, address->level);  // on the thread's own stack: not a memory access
   address->value = Sum{}(old.value, value.value);
   address->level = std::max(old.level, value.level) + 1;
   return old;
