@@ -1,17 +1,11 @@
-// Recording what a single-block kernel (chapters 03 to 05) does, from the kernel's own source.
+// Recording what a single-block kernel (chapters 03 to 05) does on the GPU, from its own source.
 //
-// The kernels are templates on their element type, and the textbook listing is all they contain.
-// The timed program instantiates them with int, float or double. For --trace and the tests, the
-// same template is instantiated with Traced<V>: an element that carries its value and its
-// dependency level (the additions on the longest path from the input to it), and whose copies log
-// themselves whenever global or shared memory takes part:
-//  - the copy constructor logs a load when it copies from global or shared memory: reduction::Sum
-//    takes its operands by value, so `add(data[i], data[j])` loads data[i] and data[j];
-//  - the copy assignment logs a load of its source and a store to its target, each where it lies
-//    in global or shared memory: `data[i] = ...`, `partial[t] = data[t]`, `*result = partial[0]`;
-//  - the addition gives a value one level deeper than its deeper operand.
-// A copy between a function's own variables touches no memory and is not logged. Barriers leave no
-// trace (the kernel is not touched): emulator/block_events.hpp finds the steps from the accesses.
+// For --trace and the tests, the chapter's kernel template is instantiated with Traced<V>: an
+// element that carries its value and its dependency level (the additions on the longest path from
+// the input to it), and logs each load and store it takes part in, as the emulator's Checked<V>
+// reports them (emulator.hpp says which operations load and store). A copy between a function's
+// own variables touches no memory and is not logged. Barriers leave no trace (the kernel is not
+// touched): block_events.hpp finds the steps from the accesses.
 #pragma once
 
 #include <cuda_runtime.h>
