@@ -539,26 +539,23 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       run.results.push_back({});
       continue;
     }
+    const std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
+    if (unwritten) {
+      const std::string what = options.answer == Answer::kPartialsOnHost
+                                   ? std::to_string(unwritten) + " of " + std::to_string(written.size()) +
+                                         " partials never written: the host would add what the scratch held"
+                               : options.answer == Answer::kResultFromIdentity
+                                   ? "no thread of any block added to result[0]"
+                                   : "no launch wrote result[0]";
+      run.findings.push_back({FindingKind::kResultNotWritten, name, what});
+      run.results.push_back({});
+      continue;
+    }
     // The answer, as the launcher takes it: result[0], or the host's loop over the partials.
     V value = result.begin[0].value;
-    std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
     if (options.answer == Answer::kPartialsOnHost) {
       value = Op::template identity<V>();
       for (std::size_t i = 0; i < options.partials; ++i) value = Op{}(value, partials.begin[i].value);
-    }
-    if (options.answer == Answer::kResultFromIdentity) unwritten = 0;  // the identity is a result
-    if (options.answer == Answer::kResultFromIdentity && !written[0])
-      run.findings.push_back({FindingKind::kResultNotWritten, name, "no thread of any block added to result[0]"});
-    else if (unwritten)
-      run.findings.push_back(
-          {FindingKind::kResultNotWritten, name,
-           options.answer == Answer::kPartialsOnHost
-               ? std::to_string(unwritten) + " of " + std::to_string(written.size()) +
-                     " partials never written: the host would add what the scratch held"
-               : std::string("no launch wrote result[0]")});
-    if (unwritten || (options.answer == Answer::kResultFromIdentity && !written[0])) {
-      run.results.push_back({});
-      continue;
     }
     std::string why;
     const Reference<V> ref = options.check_value ? reference_reduce<Op>(input.data(), n) : Reference<V>{};
