@@ -980,16 +980,11 @@ void Machine::report() {
       case FindingKind::kOutOfBounds:
         text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block);
         break;
-      case FindingKind::kUninitializedRead: {
-        bool in_buffer = false;  // global memory that starts unwritten, or shared memory
-        for (const Buffer& buffer : buffers_) {
-          const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
-          in_buffer = in_buffer || (e.address >= begin && e.address < begin + buffer.count * buffer.element_size);
-        }
+      case FindingKind::kUninitializedRead:  // global memory that starts unwritten, or shared memory
         text = who + " reads " + where(e.address, e.block) +
-               (in_buffer ? " before any launch has written it" : " before any thread of the block has written it");
+               (buffer_at(e.address) ? " before any launch has written it"
+                                     : " before any thread of the block has written it");
         break;
-      }
       default:
         text = e.text;
     }
