@@ -31,6 +31,11 @@ endfunction()
 # The bug zoo's targets (<chapter>_zoo..., <chapter>_with_zoo) are generated from the solution
 # header, and its tests (labelled zoo) require build.<chapter>.zoo: a student's header put in place
 # of the solution cannot make the zoo, and must not keep the chapter's own tests from running.
+function(_reduction_add_build_test name fixture)  # builds the targets after `fixture`
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS build FIXTURES_SETUP ${fixture} RESOURCE_LOCK reduction_build
+                       TIMEOUT 3600)
+endfunction()
 function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
@@ -45,16 +50,11 @@ function(_reduction_require_build)
     set(zoo_targets ${targets})
     list(FILTER zoo_targets INCLUDE REGEX "^${folder}_(zoo|with_zoo)")
     list(FILTER targets EXCLUDE REGEX "^${folder}_(zoo|with_zoo)")
-    add_test(NAME build.${folder} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${targets})
-    set_tests_properties(build.${folder} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}
-                         RESOURCE_LOCK reduction_build TIMEOUT 3600)
+    _reduction_add_build_test(build.${folder} reduction_built_${folder} ${targets})
     set(cpu_fixture reduction_built_${folder})
     set(zoo_fixture reduction_built_${folder})
     if(zoo_targets)
-      add_test(NAME build.${folder}.zoo
-               COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${zoo_targets})
-      set_tests_properties(build.${folder}.zoo PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${folder}_zoo
-                           RESOURCE_LOCK reduction_build TIMEOUT 3600)
+      _reduction_add_build_test(build.${folder}.zoo reduction_built_${folder}_zoo ${zoo_targets})
       set(zoo_fixture reduction_built_${folder}_zoo)
     endif()
   endif()
@@ -85,9 +85,7 @@ function(reduction_add_build_tests)
     list(APPEND kinds gpu)
   endif()
   foreach(kind IN LISTS kinds)
-    add_test(NAME build.${kind} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${kind}_tests)
-    set_tests_properties(build.${kind} PROPERTIES LABELS build FIXTURES_SETUP reduction_built_${kind}
-                         RESOURCE_LOCK reduction_build TIMEOUT 3600)
+    _reduction_add_build_test(build.${kind} reduction_built_${kind} ${kind}_tests)
   endforeach()
   _reduction_guard()
 endfunction()
@@ -206,10 +204,9 @@ function(reduction_add_tests chapter kind)
     else()
       add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
     endif()
+    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}")
     if(emulated)
-      set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels};emulator")
-    else()
-      set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}")
+      set_property(TEST ${chapter}.cpu_tests APPEND PROPERTY LABELS emulator)
     endif()
     # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
     # access in it is not: a time limit too, well above the slowest run on a busy laptop.

@@ -79,6 +79,35 @@ T value_of(std::uint64_t bits) {
   return value;
 }
 
+// A log of accesses by address, the GPU's (traced.cuh's record()) or the emulator's, as Accesses:
+// each thread's together in its order, an element named by its index in the row (data), in shared
+// memory (partial, counted from the lowest shared address touched) or as the result. Each entry
+// has a thread, write, shared, address, value_bits and level; each thread's come in its order.
+template <typename Logged>
+std::vector<Access> accesses_from(const std::vector<Logged>& log, std::uint64_t data, std::size_t n,
+                                  std::uint64_t result, std::uint64_t element_size) {
+  std::uint64_t shared_base = ~std::uint64_t(0);
+  for (const Logged& l : log)
+    if (l.shared) shared_base = std::min<std::uint64_t>(shared_base, l.address);
+  std::vector<Access> out;
+  for (const Logged& l : log) {
+    Access access{std::uint32_t(l.thread), l.write != 0, Array::kData, 0, l.value_bits, l.level};
+    if (l.shared) {
+      access.array = Array::kPartial;
+      access.index = std::uint32_t((l.address - shared_base) / element_size);
+    } else if (l.address >= data && l.address < data + n * element_size) {
+      access.index = std::uint32_t((l.address - data) / element_size);
+    } else if (l.address == result) {
+      access.array = Array::kResult;
+    } else {
+      throw std::runtime_error("the recorded kernel touched global memory outside its input and its result");
+    }
+    out.push_back(access);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Access& a, const Access& b) { return a.thread < b.thread; });
+  return out;
+}
+
 // The lines the threads ran, thread by thread, each thread's in its order: every store closes a
 // line, with the loads since the thread's last store.
 inline std::vector<Operation> operations_of(std::vector<Access> accesses) {

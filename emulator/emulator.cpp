@@ -326,6 +326,7 @@ class Machine {
   std::vector<unsigned> order() const;
   void record(FindingKind kind, const Event& event);
   std::string where(std::uintptr_t address, unsigned block) const;
+  const Buffer* buffer_at(std::uintptr_t address) const;
   bool in_shared_memory(std::uintptr_t address) const;
   void report();
 
@@ -758,25 +759,21 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   event.address = address;
 
   // Global memory: inside a buffer, inside its guards (out of bounds), or in another block's row.
-  bool shared = true;
-  for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    const Buffer& buffer = buffers_[i];
-    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
-    const std::uintptr_t low = begin - buffer.guard * buffer.element_size,
-                         high = begin + (buffer.count + buffer.guard) * buffer.element_size;
-    if (address < low || address >= high) continue;
-    shared = false;
-    const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size);
-    const auto row_begin = buffer.whole_grid ? 0 : std::intptr_t(block_ * buffer.row_length);
-    const auto row_length = std::intptr_t(buffer.whole_grid ? buffer.count : buffer.row_length);
+  const Buffer* buffer = buffer_at(address);
+  const bool shared = buffer == nullptr;
+  if (buffer) {
+    const auto begin = reinterpret_cast<std::intptr_t>(buffer->begin);
+    const auto index = (std::intptr_t(address) - begin) / std::intptr_t(buffer->element_size);
+    const auto row_begin = buffer->whole_grid ? 0 : std::intptr_t(block_ * buffer->row_length);
+    const auto row_length = std::intptr_t(buffer->whole_grid ? buffer->count : buffer->row_length);
     if (index < row_begin || index >= row_begin + row_length) {
       record(FindingKind::kOutOfBounds, event);
       return;  // an element outside the row is not checked further
     }
-    if (write && i == result_buffer_) outcome_.result_written[std::size_t(index)] = true;
-    if (buffer.written) {  // a buffer that starts unwritten: a read must follow some launch's store
-      if (write) (*buffer.written)[std::size_t(index)] = true;
-      else if (!(*buffer.written)[std::size_t(index)]) record(FindingKind::kUninitializedRead, event);
+    if (write && buffer == &buffers_[result_buffer_]) outcome_.result_written[std::size_t(index)] = true;
+    if (buffer->written) {  // a buffer that starts unwritten: a read must follow some launch's store
+      if (write) (*buffer->written)[std::size_t(index)] = true;
+      else if (!(*buffer->written)[std::size_t(index)]) record(FindingKind::kUninitializedRead, event);
     }
   }
   const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
@@ -895,7 +892,6 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
     Logged logged;
     logged.thread = std::uint32_t(t);
     logged.write = write;
-    logged.atomic = atomic;
     logged.shared = shared;
     logged.address = address;
     std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));
@@ -904,21 +900,26 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   }
 }
 
+// The buffer whose elements or guards hold `address`, or null.
+const Buffer* Machine::buffer_at(std::uintptr_t address) const {
+  for (const Buffer& buffer : buffers_) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
+    if (address >= begin - buffer.guard * buffer.element_size &&
+        address < begin + (buffer.count + buffer.guard) * buffer.element_size)
+      return &buffer;
+  }
+  return nullptr;
+}
+
 // A load of raw bytes (a vector through __ldg): one load of each element of its buffer they cover.
 void Machine::load_bytes(const void* where_ptr, std::size_t size) {
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
-  for (const Buffer& buffer : buffers_) {
-    const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
-    if (address < begin - buffer.guard * buffer.element_size ||
-        address >= begin + (buffer.count + buffer.guard) * buffer.element_size)
-      continue;
-    for (std::size_t at = 0; at < size; at += buffer.element_size) {
-      const auto element = reinterpret_cast<const void*>(address + at);
-      access(false, element, element, buffer.element_size, 0);
-    }
-    return;
+  const Buffer* buffer = buffer_at(address);
+  if (!buffer) return access(false, where_ptr, where_ptr, size, 0);
+  for (std::size_t at = 0; at < size; at += buffer->element_size) {
+    const auto element = reinterpret_cast<const void*>(address + at);
+    access(false, element, element, buffer->element_size, 0);
   }
-  access(false, where_ptr, where_ptr, size, 0);
 }
 
 // Whether an address that no buffer holds is shared memory: the launch's dynamic shared memory, or
@@ -933,11 +934,9 @@ bool Machine::in_shared_memory(std::uintptr_t address) const {
 
 // An element, as the kernel names it: data[i] counted from the start of the block's own row.
 std::string Machine::where(std::uintptr_t address, unsigned block) const {
-  for (const Buffer& buffer : buffers_) {
+  if (const Buffer* held = buffer_at(address)) {
+    const Buffer& buffer = *held;
     const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
-    if (address < begin - buffer.guard * buffer.element_size ||
-        address >= begin + (buffer.count + buffer.guard) * buffer.element_size)
-      continue;
     // A grid's buffers are the whole grid's: counted from their start, not from the block's row.
     const std::size_t length = buffer.whole_grid ? buffer.count : buffer.row_length;
     const auto index = (std::intptr_t(address) - std::intptr_t(begin)) / std::intptr_t(buffer.element_size) -
@@ -1005,16 +1004,10 @@ void Machine::report() {
       case FindingKind::kOutOfBounds:
         text = who + (e.write ? " writes " : " reads ") + where(e.address, e.block);
         break;
-      case FindingKind::kUninitializedRead: {
-        bool in_buffer = false;  // global memory that starts unwritten, or shared memory
-        for (const Buffer& buffer : buffers_) {
-          const auto begin = reinterpret_cast<std::uintptr_t>(buffer.begin);
-          in_buffer = in_buffer || (e.address >= begin && e.address < begin + buffer.count * buffer.element_size);
-        }
+      case FindingKind::kUninitializedRead:  // global memory that starts unwritten, or shared memory
         text = who + " reads " + where(e.address, e.block) +
-               (in_buffer ? " before any launch has written it" : " before any thread of the block has written it");
-        break;
-      }
+               (buffer_at(e.address) ? " before any launch has written it"
+                                     : " before any thread of the block has written it");
         break;
       default:
         text = e.text;

@@ -1,61 +1,36 @@
 // A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches): the
-// chapter's own kernel source, compiled by the host compiler, runs one emulated thread per CUDA
-// thread, so that a student without a GPU learns whether the kernel is right (STYLE.md, point 17).
+// chapter's own kernel source, compiled by the host compiler, runs one fiber per CUDA thread, so that
+// a student without a GPU learns whether the kernel is right (STYLE.md, point 17). README.md beside
+// this file says what it runs, what it finds and what it cannot see.
 //
-// How: each thread of the block runs on its own fiber (a small stack of its own, ucontext), and
-// switches back to the emulator at every __syncthreads(). Between two barriers the emulator runs
-// the threads in an order it chooses; a whole run of the kernel is repeated under several orders
-// (schedules), each on a fresh copy of the input. The kernel is instantiated with Checked<V>, an
-// element that reports each of its loads and stores (as reduction::Traced does on the GPU), and the
-// emulator checks every access as it happens (README.md beside this file lists what it finds).
-// record_accesses() returns every load and store of one in-order run of one row, as traced.cuh's
-// record() gives them on the GPU: the analysis of chapters 03 to 05 is drawn from it.
+// Between two barriers the emulator runs the threads in an order it chooses; a whole run is repeated
+// under several orders (schedules), each on a fresh copy of the input. The kernel is instantiated
+// with Checked<V>, an element that reports each of its loads and stores, and every access is checked
+// as it happens. record_accesses() returns the accesses of one in-order run of one row, as
+// traced.cuh's record() gives them on the GPU: the analysis of chapters 03 to 05 is drawn from it.
 //
 // Use: include this header after every other header and just before the kernel headers: it ends
 // with a shim that turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...)
-// into host C++ for the emulator. Only host-compiled sources include it: the CPU tests, and each
-// chapter's emulated.cpp, which the program calls.
+// into host C++. Only host-compiled sources include it: the CPU tests, and emulated.cpp.
 //
 //   #include "emulator/emulator.hpp"
 //   #include "convergent.cuh"
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
-//   auto one = reduction::emulator::record_accesses(&ch04::convergent_kernel<Checked<int>>, row, threads);
-//   one.accesses: what each thread loaded and stored; one.findings: empty if the run was right.
 //
-// Grids (chapters 06 and 07): emulate_grid() runs the blocks one after another, first to last and
-// last to first (no block may wait for another); two blocks may share a global element only by
-// reading it or by atomics. `extern __shared__` memory is unwritten at each block's start.
+// emulate_grid() (06, 07) runs the blocks one after another, first to last and last to first;
+// emulate_passes() (08, 09) runs a launcher's launches one after another on the same memory. The
+// lanes of a warp are not run in lock-step: between two warp barriers they run in whatever order the
+// schedule gives. A global store that another block reads is a race unless its thread fenced it
+// (__threadfence) and then made an atomic on some location, and the reader's block made an atomic on
+// that location later (the CUDA Programming Guide's pattern, which needs no fence after the
+// reader's atomic). A Checked<V> is 8 bytes for int and float and 16 for double, so a 16-byte vector
+// holds fewer of them than the GPU's: chapter 09's vector loads run with those counts.
 //
-// Warps and launches (chapters 08 and 09): emulate_passes() runs the launches a chapter's launcher
-// makes (a first pass over the input, a second over the block partials; or one pass), one after
-// another on the same memory. The lanes of a warp are not run in lock-step (no GPU since Volta
-// promises that): between two warp barriers they run in whatever order the schedule gives.
-// __syncwarp(mask) is a barrier for the lanes it names; a lane it names that never arrives, or a
-// mask without the calling lane, is a finding. Shuffles are collectives: every lane of the mask
-// must arrive at a shuffle of the same kind and mask, and a lane that reads from a lane outside
-// the mask is a finding; a shuffle orders no memory access. `volatile` accesses are checked like
-// any other: volatile orders nothing between threads. A global store that another block reads is
-// a race unless its thread fenced it (__threadfence) and then made an atomic on some location
-// (atomicInc, atomicAdd), and the reading thread made an atomic on that location later, or a
-// thread of its block did before a __syncthreads() the reader has passed since; a fence after the
-// reader's atomic is not required (the CUDA Programming Guide's example of this
-// pattern has none), and a store by another thread of the writer's block, passed on by a barrier,
-// is not taken as published. __ldg, __ldcg and __ldcs are plain loads (the emulator has no caches); a
-// 16-byte uint4 load is a load of each element it covers.
-//
-// 09's exact finish keeps integer words: its kernels' shared words are Checked<long long>
-// (reduction::Rebind), checked like elements; the global ones (PassMemory::sum_words) take atomicAdd
-// on unsigned long long, a checked atomic, and __ldcg, a checked load. __ballot_sync is a collective
-// like a shuffle.
-//
-// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads,
-// shuffles of anything but whole values, operators other than the sum (but emulate_passes: max, min),
-// sm_80's warp reductions (__reduce_add_sync: the kernels' #if keeps them out of a host
-// compile), and kernels that keep anything but Checked<V> elements in shared or global memory
-// (09's `__shared__ bool last` is not checked). A Checked<V> is 8 bytes for int and float and 16
-// for double, so a 16-byte vector of them holds 2 elements (int, float) or 1 (double), where the
-// GPU's holds 4 or 2: chapter 09's vector loads run on the emulator with those counts.
+// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads, shuffles
+// of anything but whole values, operators other than the sum (but emulate_passes: max, min), sm_80's
+// warp reductions (the kernels' #if keeps them out of a host compile), and anything but Checked<V>
+// (or 09's integer words) in shared or global memory.
 #pragma once
 
 #include <algorithm>
@@ -147,11 +122,11 @@ struct RunOutcome {
   std::vector<Finding> findings;
 };
 
-// One load or store of a buffer or of shared memory, as a recording run logs it: by address (the
-// template that knows the buffers turns it into a single_block::Access).
+// One load or store of a buffer or of shared memory, as a recording run logs it: by address
+// (single_block::accesses_from() names the elements).
 struct Logged {
   std::uint32_t thread = 0;
-  bool write = false, shared = false, atomic = false;  // atomic: an atomicAdd, logged as a write
+  bool write = false, shared = false;
   std::uintptr_t address = 0;
   std::uint64_t value_bits = 0;
   std::uint32_t level = 0;
@@ -215,33 +190,6 @@ template <typename V> std::string to_text(V v) {
   return std::to_string(v);
 }
 
-// A recording run's log as single_block::Access, in the form traced.cuh's record() gives: sorted by
-// thread (stable, so each thread's accesses stay in its order), the elements by index.
-inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& log, const void* data,
-                                                     const void* result, std::size_t element_size) {
-  using single_block::Array;
-  std::uintptr_t shared_base = ~std::uintptr_t(0);
-  for (const Logged& l : log)
-    if (l.shared) shared_base = std::min(shared_base, l.address);
-  const auto data_begin = reinterpret_cast<std::uintptr_t>(data),
-             result_begin = reinterpret_cast<std::uintptr_t>(result);
-  std::vector<single_block::Access> out;
-  for (const Logged& l : log) {
-    single_block::Access a{l.thread, l.write, Array::kData, 0, l.value_bits, l.level};
-    if (l.shared) {
-      a.array = Array::kPartial;
-      a.index = std::uint32_t((l.address - shared_base) / element_size);
-    } else if (l.address >= result_begin && l.address < result_begin + element_size) {
-      a.array = Array::kResult;
-    } else {
-      a.index = std::uint32_t((l.address - data_begin) / element_size);
-    }
-    out.push_back(a);
-  }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.thread < b.thread; });
-  return out;
-}
-
 }  // namespace detail
 
 // An element of type V that reports its loads and stores to the emulator, and carries, as
@@ -252,11 +200,9 @@ inline std::vector<single_block::Access> accesses_of(const std::vector<Logged>& 
 //  - the copy assignment loads its source and stores its target: `data[i] = ...`;
 //  - the addition adds the values (Sum's wrap-around for integers), max and min take Max's and Min's
 //    (maximum, minimum below), one level deeper than the deeper operand.
-// A copy between a thread's own variables (on its fiber's stack) is no memory access: the emulator
-// ignores it. The default constructor is trivial, so that `__shared__ Checked<V> partial[1024]`
-// (a block-scope thread_local array under the shim) needs no constructor call.
-//  - through a `volatile` pointer (chapter 09's warp_volatile) the same loads and stores: volatile
-//    makes the compiler access memory at every use, but orders nothing between threads.
+//  - through a `volatile` pointer (09's warp_volatile), the same: volatile orders nothing between threads.
+// A copy between a thread's own variables (on its fiber's stack) is no memory access. The default
+// constructor is trivial, so that a `__shared__` array (thread_local under the shim) needs no call.
 template <typename V>
 struct Checked {
   V value;
@@ -269,11 +215,7 @@ struct Checked {
     value = other.value;
     level = other.level;
   }
-  Checked(const volatile Checked& other) {
-    detail::load(const_cast<const Checked*>(&other), const_cast<const V*>(&other.value), sizeof(V), other.level);
-    value = other.value;
-    level = other.level;
-  }
+  Checked(const volatile Checked& other) : Checked(const_cast<const Checked&>(other)) {}
   Checked& operator=(const Checked& other) {
     detail::load(&other, &other.value, sizeof(V), other.level);
     const V v = other.value;  // read before the store is reported: another thread may run between them
@@ -284,14 +226,7 @@ struct Checked {
     return *this;
   }
   Checked& operator=(const volatile Checked& other) { return *this = Checked(other); }
-  void operator=(const Checked& other) volatile {
-    detail::load(&other, &other.value, sizeof(V), other.level);
-    const V v = other.value;
-    const std::uint32_t depth = other.level;
-    detail::store(const_cast<const Checked*>(this), &v, sizeof(V), depth);
-    value = v;
-    level = depth;
-  }
+  void operator=(const Checked& other) volatile { const_cast<Checked&>(*this) = other; }
   friend Checked operator+(Checked a, Checked b) {
     return Checked(Sum{}(a.value, b.value), std::max(a.level, b.level) + 1);
   }
@@ -332,9 +267,7 @@ namespace detail {
 // as CUDA's atomicAdd does.
 template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
   if (running) atomic_access(address, &address->value, sizeof(V), address->level);
-  Checked<V> old;  // a copy on the thread's own stack: not a memory access
-  old.value = address->value;
-  old.level = address->level;
+  const Checked<V> old(address->value, address->level);  // on the thread's own stack: not a memory access
   address->value = Sum{}(old.value, value.value);
   address->level = std::max(old.level, value.level) + 1;
   return old;
@@ -408,7 +341,9 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
         [&] { kernel(data_begin, n, result_begin); }, threads, grid ? grid->blocks : unsigned(rows), schedule,
         buffers, 1, [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
         recording ? &log : nullptr, blocks_reversed, grid ? grid->dynamic : detail::DynamicShared{});
-    if (recording) *accesses = detail::accesses_of(log, data_begin, result_begin, sizeof(Element));
+    if (recording)
+      *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data_begin), n,
+                                              reinterpret_cast<std::uintptr_t>(result_begin), sizeof(Element));
     run.schedules.push_back(schedule);
     run.blocks_reversed.push_back(blocks_reversed);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
@@ -480,12 +415,8 @@ template <typename V, typename Kernel, std::size_t kCapacity>
 EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
                             std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
   if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
-  detail::GridLaunch grid;
-  grid.blocks = blocks;
-  grid.dynamic = {dynamic, kCapacity, shared_bytes};
-  grid.depth = depth;
-  return detail::emulate_in(kernel, input, threads, 1, {std::begin(kSchedules), std::end(kSchedules)}, nullptr,
-                            &grid);
+  const detail::GridLaunch grid{blocks, {dynamic, kCapacity, shared_bytes}, depth};
+  return detail::emulate_in(kernel, input, threads, 1, {std::begin(kSchedules), std::end(kSchedules)}, nullptr, &grid);
 }
 
 // Chapters 08 and 09: a reduction in one or more launches, as their launchers make them. The memory
@@ -608,26 +539,23 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       run.results.push_back({});
       continue;
     }
+    const std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
+    if (unwritten) {
+      const std::string what = options.answer == Answer::kPartialsOnHost
+                                   ? std::to_string(unwritten) + " of " + std::to_string(written.size()) +
+                                         " partials never written: the host would add what the scratch held"
+                               : options.answer == Answer::kResultFromIdentity
+                                   ? "no thread of any block added to result[0]"
+                                   : "no launch wrote result[0]";
+      run.findings.push_back({FindingKind::kResultNotWritten, name, what});
+      run.results.push_back({});
+      continue;
+    }
     // The answer, as the launcher takes it: result[0], or the host's loop over the partials.
     V value = result.begin[0].value;
-    std::size_t unwritten = std::size_t(std::count(written.begin(), written.end(), false));
     if (options.answer == Answer::kPartialsOnHost) {
       value = Op::template identity<V>();
       for (std::size_t i = 0; i < options.partials; ++i) value = Op{}(value, partials.begin[i].value);
-    }
-    if (options.answer == Answer::kResultFromIdentity) unwritten = 0;  // the identity is a result
-    if (options.answer == Answer::kResultFromIdentity && !written[0])
-      run.findings.push_back({FindingKind::kResultNotWritten, name, "no thread of any block added to result[0]"});
-    else if (unwritten)
-      run.findings.push_back(
-          {FindingKind::kResultNotWritten, name,
-           options.answer == Answer::kPartialsOnHost
-               ? std::to_string(unwritten) + " of " + std::to_string(written.size()) +
-                     " partials never written: the host would add what the scratch held"
-               : std::string("no launch wrote result[0]")});
-    if (unwritten || (options.answer == Answer::kResultFromIdentity && !written[0])) {
-      run.results.push_back({});
-      continue;
     }
     std::string why;
     const Reference<V> ref = options.check_value ? reference_reduce<Op>(input.data(), n) : Reference<V>{};
@@ -857,9 +785,4 @@ inline uint4 __ldg(const uint4* address) {
   std::memcpy(&bits, address, sizeof bits);
   return bits;
 }
-inline uint4 __ldcs(const uint4* address) {
-  reduction::emulator::detail::load_bytes(address, sizeof(uint4));
-  uint4 bits;
-  std::memcpy(&bits, address, sizeof bits);
-  return bits;
-}
+inline uint4 __ldcs(const uint4* address) { return __ldg(address); }

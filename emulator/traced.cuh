@@ -1,17 +1,11 @@
-// Recording what a single-block kernel (chapters 03 to 05) does, from the kernel's own source.
+// Recording what a single-block kernel (chapters 03 to 05) does on the GPU, from its own source.
 //
-// The kernels are templates on their element type, and the textbook listing is all they contain.
-// The timed program instantiates them with int, float or double. For --trace and the tests, the
-// same template is instantiated with Traced<V>: an element that carries its value and its
-// dependency level (the additions on the longest path from the input to it), and whose copies log
-// themselves whenever global or shared memory takes part:
-//  - the copy constructor logs a load when it copies from global or shared memory: reduction::Sum
-//    takes its operands by value, so `add(data[i], data[j])` loads data[i] and data[j];
-//  - the copy assignment logs a load of its source and a store to its target, each where it lies
-//    in global or shared memory: `data[i] = ...`, `partial[t] = data[t]`, `*result = partial[0]`;
-//  - the addition gives a value one level deeper than its deeper operand.
-// A copy between a function's own variables touches no memory and is not logged. Barriers leave no
-// trace (the kernel is not touched): emulator/block_events.hpp finds the steps from the accesses.
+// For --trace and the tests, the chapter's kernel template is instantiated with Traced<V>: an
+// element that carries its value and its dependency level (the additions on the longest path from
+// the input to it), and logs each load and store it takes part in, as the emulator's Checked<V>
+// reports them (emulator.hpp says which operations load and store). A copy between a function's
+// own variables touches no memory and is not logged. Barriers leave no trace (the kernel is not
+// touched): block_events.hpp finds the steps from the accesses.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -145,8 +139,6 @@ struct Traced {
 // touched: element 0, which thread 0 owns) or in the result.
 template <typename V, typename Kernel>
 std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& input, unsigned threads) {
-  using single_block::Access;
-  using single_block::Array;
   const std::size_t n = input.size();
   std::vector<Traced<V>> elements;
   for (V v : input) elements.push_back(Traced<V>(v));
@@ -171,26 +163,8 @@ std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& in
   std::sort(logged.begin(), logged.end(), [](const auto& a, const auto& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.order < b.order;
   });
-  std::uint64_t shared_base = ~std::uint64_t(0);
-  for (const auto& a : logged)
-    if (a.shared) shared_base = std::min(shared_base, a.address);
-  const auto data_base = reinterpret_cast<std::uint64_t>(data.data()), element = std::uint64_t(sizeof(Traced<V>));
-  std::vector<Access> out;
-  for (const auto& a : logged) {
-    Access access{a.thread, a.write != 0, Array::kData, 0, a.value_bits, a.level};
-    if (a.shared) {
-      access.array = Array::kPartial;
-      access.index = std::uint32_t((a.address - shared_base) / element);
-    } else if (a.address >= data_base && a.address < data_base + n * element) {
-      access.index = std::uint32_t((a.address - data_base) / element);
-    } else if (a.address == reinterpret_cast<std::uint64_t>(result.data())) {
-      access.array = Array::kResult;
-    } else {
-      throw std::runtime_error("the recorded kernel touched global memory outside its input and its result");
-    }
-    out.push_back(access);
-  }
-  return out;
+  return single_block::accesses_from(logged, reinterpret_cast<std::uint64_t>(data.data()), n,
+                                     reinterpret_cast<std::uint64_t>(result.data()), sizeof(Traced<V>));
 }
 
 }  // namespace reduction
