@@ -127,15 +127,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
 
   // The report: the runs, the ceiling, and what the rotation of copies meant for the timing.
   describe_ceilings(report, ceilings);
-  if (rotating.copies() > 1)
-    report.summary() << "L2         the input (" << mebibytes(bytes) << ") fits in the " << mebibytes(device->l2_bytes)
-                     << " L2: each run reads the next of " << rotating.copies() << " copies of it,\n           "
-                     << (rotating.copies() * bytes < device->l2_bytes
-                             ? "which together still fit in L2: small inputs are read from L2 by every kernel\n"
-                             : "so every kernel starts from DRAM (--hot-l2: from L2)\n");
-  else if (options.hot_l2 && bytes < 3 * device->l2_bytes)
-    report.summary() << "L2         --hot-l2: every run reads the same copy, which stays in L2 after the first\n";
-  report.fields().set("input_copies", rotating.copies());
+  describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
   return report.finish();
 }
 
