@@ -32,8 +32,7 @@
 
 namespace ch09 {
 
-// cub::DeviceReduce (solution/cub_reduce.cuh), compiled in cub_launch.cu for every --op and --type:
-// CUB is the slowest code of the chapter to compile, and a change to the kernels need not recompile it.
+// cub::DeviceReduce (solution/cub_reduce.cuh), compiled once in cub_launch.cu.
 template <typename Op, typename T>
 void launch_cub(const T* input, std::size_t n, T* result, int block, reduction::DeviceScratch& scratch,
                 cudaStream_t stream);

@@ -1,6 +1,5 @@
 // Chapter 09, step 6: the library ceiling. cub::DeviceReduce in the same process, timed beside
-// fastest on the same input. The program compiles it once, in ../cub_launch.cu: CUB is the slowest
-// code of the chapter to compile, and a change to the chapter's kernels need not recompile it.
+// fastest on the same input. The program compiles it once, in ../cub_launch.cu.
 #pragma once
 
 #include <cuda_runtime.h>
