@@ -15,7 +15,7 @@ void throw_cuda_error(cudaError_t code, const char* call, const char* file, int 
   msg << "CUDA error " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ") at " << file << ":"
       << line << " in " << call;
   std::cerr << msg.str() << std::endl;
-  throw CudaError(code, msg.str());
+  throw CudaFailure(msg.str());
 }
 
 GpuStatus probe_gpu() {

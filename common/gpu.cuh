@@ -125,26 +125,24 @@ template <typename T>
 RunResult run_reduction(const std::string& kernel, const std::function<void(cudaStream_t)>& launch,
                         DeviceBuffer<T>& result, const Reference<T>& ref, long double tol, const Options& options,
                         double bytes, const std::function<void()>& prepare = {}, std::size_t depth = 0) {
-  RunResult run;
-  run.kernel = kernel;
-  result.poison_unlike(ref.value);
-  if (prepare) prepare();
+  auto reset = [&] {
+    result.poison_unlike(ref.value);
+    if (prepare) prepare();
+  };
+  reset();
   launch(0);
   CUDA_CHECK(cudaDeviceSynchronize());
   const T first = result.download_one();
   bool all_correct = matches(first, ref, tol);
   T lowest = first, highest = first;
-  TimingStats t = time_gpu(options.warmup, options.reps, launch,
-                           [&] {
-                             result.poison_unlike(ref.value);
-                             if (prepare) prepare();
-                           },
-                           [&] {
-                             T r = result.download_one();
-                             all_correct = all_correct && matches(r, ref, tol);
-                             if (r < lowest) lowest = r;
-                             if (highest < r) highest = r;
-                           });
+  TimingStats t = time_gpu(options.warmup, options.reps, launch, reset, [&] {
+    T r = result.download_one();
+    all_correct = all_correct && matches(r, ref, tol);
+    if (r < lowest) lowest = r;
+    if (highest < r) highest = r;
+  });
+  RunResult run;
+  run.kernel = kernel;
   run.result = json_value(first);
   run.correct = all_correct;
   run.unchecked = unchecked_reason(ref, tol, depth);

@@ -116,9 +116,9 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // ---- .npy ----
 
+// fortran_order is read and checked, but a 1-D array is laid out the same in C and Fortran order.
 struct NpyHeader {
   std::string descr;
-  bool fortran_order = false;
   std::vector<std::uint64_t> shape;
 };
 
@@ -144,7 +144,7 @@ class NpyHeaderParser {
         header.descr = string_literal();
       } else if (key == "fortran_order") {
         once(seen_order, key);
-        header.fortran_order = boolean();
+        boolean();
       } else if (key == "shape") {
         once(seen_shape, key);
         header.shape = shape();
@@ -296,7 +296,6 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
   for (std::size_t d = 0; d < header.shape.size(); ++d)
     shape += (d ? ", " : "") + std::to_string(header.shape[d]);
   shape += header.shape.size() == 1 ? ",)" : ")";
-  // A 1-D array is laid out the same in C and Fortran order, so fortran_order does not matter.
   if (header.shape.size() != 1)
     throw InputError(file.name() + ": only 1-D arrays are supported, this one has shape " + escaped(shape));
 

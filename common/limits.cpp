@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "limits.hpp"
-#include "program_detail.hpp"
 
 namespace reduction {
 namespace {

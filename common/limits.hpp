@@ -1,13 +1,30 @@
-// The memory a program may take: the machine's, or its cgroup's limit where that is tighter. A
-// request past it is refused with status 2 and the limit named, never left to the OOM killer's
-// silent SIGKILL. For the harness's bodies and the emulator, not for a chapter's main.
+// What the bodies of program.hpp (options.cpp, input.cpp, report.cpp, limits.cpp) share, and the
+// emulator and the tests use, but no chapter's main calls. Above all the memory a program may take:
+// the machine's, or its cgroup's limit where that is tighter. A request past it is refused with
+// status 2 and the limit named, never left to the OOM killer's silent SIGKILL.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "program.hpp"
 
 namespace reduction {
+
+// Decimal digits only, at most 2^64 - 1; nothing for anything else (a sign, a space, "").
+std::optional<std::uint64_t> parse_digits(std::string_view text);
+
+// The names of the chapter's variants, in its order: what --kernel takes; without the bug zoo's
+// (`with_zoo` false), what runs when --kernel is not given.
+std::vector<std::string> variant_names(const ChapterInfo& info, bool with_zoo = true);
+
+// Whether everything the program wrote on stdout reached it (flushed; a pipe whose reader has gone,
+// a full disk, a closed stdout: one line on stderr and false, and the program exits with
+// kOutputFailed, since output that never arrived must not pass for a success).
+bool output_written(const std::string& program);
 
 // Physical memory of this machine in bytes, or nothing where the system does not say.
 std::optional<std::uint64_t> host_memory_bytes();

@@ -114,22 +114,6 @@ struct Max {
 
 enum class OpKind { Sum, Product, Min, Max };
 
-inline const char* op_name(OpKind op) {
-  switch (op) {
-    case OpKind::Sum: return Sum::name;
-    case OpKind::Product: return Product::name;
-    case OpKind::Min: return Min::name;
-    case OpKind::Max: return Max::name;
-  }
-  return "?";
-}
-
-inline std::optional<OpKind> parse_op(const std::string& s) {
-  for (OpKind op : {OpKind::Sum, OpKind::Product, OpKind::Min, OpKind::Max})
-    if (s == op_name(op)) return op;
-  return std::nullopt;
-}
-
 // Calls f(Op{}) with Op the operator type that `op` names.
 template <typename F> decltype(auto) dispatch_op(OpKind op, F&& f) {
   switch (op) {
@@ -140,16 +124,22 @@ template <typename F> decltype(auto) dispatch_op(OpKind op, F&& f) {
   }
 }
 
+inline const char* op_name(OpKind op) {
+  return dispatch_op(op, [](auto operation) { return decltype(operation)::name; });
+}
+
+inline std::optional<OpKind> parse_op(const std::string& s) {
+  for (OpKind op : {OpKind::Sum, OpKind::Product, OpKind::Min, OpKind::Max})
+    if (s == op_name(op)) return op;
+  return std::nullopt;
+}
+
 // The element types the chapters reduce, and the switch from a run-time type name to a type.
 enum class DataType { Int, Float, Double };
 
 inline const char* type_name(DataType t) {
-  switch (t) {
-    case DataType::Int: return "int";
-    case DataType::Float: return "float";
-    case DataType::Double: return "double";
-  }
-  return "?";
+  static const char* const names[] = {"int", "float", "double"};
+  return names[static_cast<int>(t)];
 }
 
 template <typename T> constexpr DataType data_type_of();
@@ -176,13 +166,11 @@ inline std::size_t ceil_log2(std::size_t n) {
 }
 
 // The failures a program reports (run_guarded, common/program.hpp): bad input, status 2; a failed
-// CUDA call (CudaError, below), status 3.
-class InputError : public std::runtime_error {
- public:
+// CUDA call (CUDA_CHECK, below), status 3.
+struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-class CudaFailure : public std::runtime_error {
- public:
+struct CudaFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -190,21 +178,12 @@ class CudaFailure : public std::runtime_error {
 
 // What a launcher needs, under nvcc or after <cuda_runtime.h>. Every runtime call is wrapped in
 // CUDA_CHECK and every launch is followed by CUDA_CHECK_LAUNCH(): a failure prints the call, file
-// and line to stderr and throws CudaError (not exit(): destructors free device memory, and tests
+// and line to stderr and throws CudaFailure (not exit(): destructors free device memory, and tests
 // report a failed assertion).
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
 #include <cuda_runtime.h>
 
 namespace reduction {
-
-class CudaError : public CudaFailure {
- public:
-  CudaError(cudaError_t code, const std::string& what) : CudaFailure(what), code_(code) {}
-  cudaError_t code() const { return code_; }
-
- private:
-  cudaError_t code_;
-};
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);  // gpu.cu
 

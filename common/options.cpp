@@ -1,6 +1,5 @@
 #include "program.hpp"
 #include "limits.hpp"
-#include "program_detail.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -17,11 +16,9 @@
 #include <iomanip>
 #include <iostream>
 
-
 namespace reduction {
 
-// Decimal digits only, at most 2^64 - 1. CLI11 2.1 would wrap "-1", clamp "18446744073709551616"
-// and read "" as zero; here each of them is an error.
+// Not CLI11's: it would wrap "-1", clamp "18446744073709551616" and read "" as zero.
 std::optional<std::uint64_t> parse_digits(std::string_view text) {
   if (text.empty()) return std::nullopt;
   std::uint64_t value = 0;
@@ -106,16 +103,10 @@ HostData load_chapter_input(const ChapterInfo& info, const std::string& path, bo
   return data;
 }
 
-std::vector<std::string> variant_names(const ChapterInfo& info) {
-  std::vector<std::string> names;
-  for (const auto& v : info.variants) names.push_back(v.name);
-  return names;
-}
-
-std::vector<std::string> default_variant_names(const ChapterInfo& info) {
+std::vector<std::string> variant_names(const ChapterInfo& info, bool with_zoo) {
   std::vector<std::string> names;
   for (const auto& v : info.variants)
-    if (!v.zoo) names.push_back(v.name);
+    if (with_zoo || !v.zoo) names.push_back(v.name);
   return names;
 }
 
@@ -219,9 +210,8 @@ CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std:
   impl_->type_text = type_name(info.default_type);
   impl_->seed_text = std::to_string(options.seed);
   app.add_option("--n", impl_->n_text, "number of elements (also 2^20, 1<<20, 4M)")->capture_default_str();
-  if (info.has_type)
-    app.add_option("--type", impl_->type_text, "element type")->check(CLI::IsMember({"int", "float", "double"}))
-        ->capture_default_str();
+  app.add_option("--type", impl_->type_text, "element type")->check(CLI::IsMember({"int", "float", "double"}))
+      ->capture_default_str();
   const int most = std::numeric_limits<int>::max();
   if (info.has_block) impl_->add_int("--block", options.block, "threads per block", 0, most);
   impl_->add_int("--reps", options.reps, "timed repetitions (the median is reported)", 1, 100000);
@@ -232,7 +222,7 @@ CommandLine::CommandLine(const ChapterInfo& info, Options& options) : impl_(std:
                                        "overrides --n and --type");
   if (!info.variants.empty())
     app.add_option("--kernel", options.kernels,
-                   variant_names(info) == default_variant_names(info)
+                   variant_names(info) == variant_names(info, false)
                        ? "kernels to run, comma-separated (default: all)"
                        : "kernels to run, comma-separated (default: all but the bug zoo's)")
         ->delimiter(',')
@@ -328,7 +318,7 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   }
   if (info.has_block && info.check_block)
     if (auto why = info.check_block(options.block)) return fail(*why);
-  if (options.kernels.empty()) options.kernels = default_variant_names(info);
+  if (options.kernels.empty()) options.kernels = variant_names(info, false);
   else {  // keep the chapter's order, drop repeats
     std::vector<std::string> ordered;
     for (const auto& k : variant_names(info))

@@ -59,7 +59,6 @@ struct ChapterInfo {
   std::string name;   // "03_simple_kernel"
   std::string title;  // one line: the idea this chapter adds
   bool uses_gpu = true;
-  bool has_type = true;    // --type applies
   DataType default_type = DataType::Int;
   bool has_block = false;  // --block applies
   int default_block = 256;

@@ -1,5 +1,5 @@
 #include "program.hpp"
-#include "program_detail.hpp"
+#include "limits.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,11 +19,9 @@ namespace reduction {
 namespace delayed {
 // The warps (bit w: warp w of the block) whose stores wait, set by hold_back() before a launch.
 static __device__ std::uint32_t late_warps;
-// About 0.1 ms (2 x 10^5 cycles at 2 GHz): far longer than the other warps take for a whole
-// 2048-element tree (microseconds), and short enough that the spinning, which holds the GPU, does
-// not slow the other tests that share it. Counted on the SM's clock rather than slept
-// (__nanosleep(t) promises only a sleep between 0 and 2t). Which warps are late matters more than
-// how long: see the zoo test (instructor/zoo/zoo_delayed_warps.cu).
+// About 0.1 ms at 2 GHz: far longer than the other warps take for a whole 2048-element tree, short
+// enough not to slow the tests that share the GPU. Counted on the SM's clock: __nanosleep(t)
+// promises only a sleep between 0 and 2t.
 constexpr long long kDelayCycles = 200000;
 }  // namespace delayed
 
@@ -62,10 +60,8 @@ __global__ void fill_shared_kernel(unsigned words) {
 }
 
 // Leaves -1 in all of every multiprocessor's shared memory. What an earlier launch left there may be
-// the very value a late store would write (the same input on the same multiprocessor): then a
-// missing barrier gave the right result (05's barrier_after_add, in 1 of 100 runs on an H100).
-// With -1, every stale read is below the partial sum it stands for (the tests' elements are
-// positive), and the result is too small in every run.
+// the very value a late store would write, and a missing barrier would give the right result. With
+// -1, every stale read is below the partial sum it stands for (the tests' elements are positive).
 inline void poison_shared_memory() {
   int device = 0, bytes = 0, multiprocessors = 0;
   CUDA_CHECK(cudaGetDevice(&device));

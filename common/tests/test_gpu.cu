@@ -31,7 +31,7 @@ TEST_CASE("the GPU harness: buffers, poison, errors, timer, ceiling", "[gpu]") {
 
   // A launch with too many threads per block must be caught, not ignored.
   add_one<<<1, 4096>>>(buf.data(), 3);
-  CHECK_THROWS_AS(CUDA_CHECK_LAUNCH(), CudaError);
+  CHECK_THROWS_AS(CUDA_CHECK_LAUNCH(), CudaFailure);
 
   TimingStats t = time_gpu(1, 5, [&](cudaStream_t s) { add_one<<<1, 32, 0, s>>>(buf.data(), 3); });
   CHECK(t.reps == 5);

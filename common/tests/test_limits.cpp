@@ -1,10 +1,9 @@
 // The limits a program meets outside its own code: the memory its cgroup leaves it (common/limits.cpp),
 // and the exit status of a test program (common/testing/catch_session.cpp).
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -23,16 +22,13 @@ class SampleCgroups {
     REQUIRE(::mkdtemp(name) != nullptr);
     root_ = name;
   }
-  ~SampleCgroups() { std::system(("rm -rf '" + root_ + "'").c_str()); }
+  ~SampleCgroups() { std::filesystem::remove_all(root_); }
   const std::string& root() const { return root_; }
   // Writes `text` to root/relative, making its directories.
   void write(const std::string& relative, const std::string& text) const {
-    std::string dir = root_;
-    for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1)) {
-      dir = root_ + "/" + relative.substr(0, slash);
-      ::mkdir(dir.c_str(), 0700);
-    }
-    std::ofstream(root_ + "/" + relative) << text;
+    const std::filesystem::path path = root_ + "/" + relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
   }
   // A /proc/self/cgroup of these lines.
   std::string self(const std::string& lines) const {
@@ -45,9 +41,8 @@ class SampleCgroups {
 };
 }  // namespace
 
-TEST_CASE("cgroup v2: the limit is memory.max less memory.current, the tightest from the cgroup to the root", "[limits]") {
-  // Under a 1 GiB limit, 01 --n 2^29 was killed by the OOM killer without a word: the check read the
-  // machine's memory.
+TEST_CASE("cgroup v2: the limit is memory.max less memory.current, the tightest from the cgroup to the root",
+          "[limits]") {
   SampleCgroups s;
   s.write("cg/memory.max", "max\n");  // the root of a hierarchy has no memory.max; a parent may say "max"
   s.write("cg/memory.current", "999999999999\n");
@@ -120,8 +115,8 @@ TEST_CASE("no cgroup limit: nothing, and memory_limit is the machine's memory", 
   CHECK(tight->bytes == std::min<std::uint64_t>(*machine, 1073741824u));
 }
 
-// Run only by name, by the test common.cpu_tests.exit_status (common/CMakeLists.txt): 77 failed
-// checks made Catch2 v2 exit with 77, which CTest reported as a skip, "100% tests passed".
+// Run only by name, by the test common.cpu_tests.exit_status (common/CMakeLists.txt): Catch2 v2
+// exits with the number of failed checks, and CTest reads 77 as a skip.
 TEST_CASE("seventy-seven failed checks", "[.exit_status]") {
   for (int i = 0; i < 77; ++i) CHECK(i < 0);
 }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -53,11 +54,8 @@ TEST_CASE("gamma bound", "[reference]") {
   CHECK(gamma_bound<float>(0) == 0);
   CHECK(gamma_bound<float>(10) == 10 * u / (1 - 10 * u));
   CHECK(std::isinf(gamma_bound<float>(std::size_t(1) << 25)));
-  CHECK(ceil_log2(1) == 0);
-  CHECK(ceil_log2(2) == 1);
-  CHECK(ceil_log2(3) == 2);
-  CHECK(ceil_log2(1024) == 10);
-  CHECK(ceil_log2(1025) == 11);
+  for (auto [n, levels] : {std::pair<std::size_t, std::size_t>{1, 0}, {2, 1}, {3, 2}, {1024, 10}, {1025, 11}})
+    CHECK(ceil_log2(n) == levels);
 }
 
 TEST_CASE("NaN matches only an exact NaN reference, and -0 only -0", "[reference]") {
@@ -114,7 +112,6 @@ template <typename T> std::string refusal(const std::vector<T>& x) {
 }  // namespace
 
 TEST_CASE("a sum whose partial sums may overflow the type is refused", "[reference]") {
-  // Four float32 values of 3e38: the reference was inf, and so was the kernel, reported as wrong.
   const std::string why = refusal(std::vector<float>(4, 3e38f));
   CHECK(why.find("the sum does not fit in float") != std::string::npos);
   CHECK(refusal(std::vector<double>(4, 1e308)).find("does not fit in double") != std::string::npos);
@@ -139,7 +136,6 @@ TEST_CASE("a product that overflows the type, or even long double's range, is re
 }
 
 TEST_CASE("a reference names its operator", "[reference]") {
-  // The report said "higher-precision CPU sum" for a product.
   std::vector<float> x = {1.5f, 2.0f};
   CHECK(reference_sum(x.data(), x.size()).operation == OpKind::Sum);
   CHECK(reference_reduce<Product>(x.data(), x.size()).operation == OpKind::Product);
@@ -212,9 +208,8 @@ TEMPLATE_TEST_CASE("a product that underflows on the way is checked within what 
 }
 
 TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no thread can be started", "[reference]") {
-  // Under `prlimit --nproc=2` a program died of SIGABRT: a thread could not be started, and a joinable
-  // std::thread was destroyed as the exception unwound. A child process (as nobody where the test runs
-  // as root, which ignores the limit) limits itself to one process and runs the chunks.
+  // A child process (as nobody where the test runs as root, which ignores the limit) limits itself
+  // to one process, as `prlimit --nproc` does, and runs the chunks.
   std::fflush(nullptr);
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
@@ -223,17 +218,12 @@ TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no 
     const struct rlimit one = {1, 1};
     if (::setrlimit(RLIMIT_NPROC, &one) != 0) ::_exit(77);
     int status = 0;
-    const auto caller = std::this_thread::get_id();
-    std::vector<int> runs(8, 0);
-    std::vector<std::size_t> begins(8), ends(8);
-    std::vector<std::thread::id> where(8);
+    std::vector<std::tuple<unsigned, std::size_t, std::size_t, std::thread::id>> calls, expected;
     parallel_chunks(1000, 8, [&](std::size_t b, std::size_t e, unsigned w) {
-      ++runs[w], begins[w] = b, ends[w] = e, where[w] = std::this_thread::get_id();
+      calls.emplace_back(w, b, e, std::this_thread::get_id());
     });
-    for (unsigned w = 0; w < 8; ++w)
-      if (runs[w] != 1 || begins[w] != std::min<std::size_t>(1000, w * 125) || ends[w] != std::min<std::size_t>(1000, w * 125 + 125) ||
-          where[w] != caller)
-        status = 1;
+    for (unsigned w = 0; w < 8; ++w) expected.emplace_back(w, w * 125, w * 125 + 125, std::this_thread::get_id());
+    if (calls != expected) status = 1;
     // The whole reference on an input of two workers' size, and an exception from a chunk.
     const auto x = generate_input<std::int32_t>(std::size_t(3) << 20, 5);
     std::int64_t s = 0;
@@ -261,7 +251,7 @@ TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no 
 }
 
 TEST_CASE("parallel_chunks carries an exception from a worker thread back to its caller", "[reference]") {
-  // An overflow check that threw on a worker thread (03 --rows, 2^21 floats) called std::terminate.
+  // Not std::terminate: an overflow check throws on a worker thread (03 --rows, 2^21 floats).
   for (unsigned thrower : {0u, 1u, 3u}) {
     INFO("chunk " << thrower << " throws");
     std::vector<int> runs(4, 0);
