@@ -1,6 +1,5 @@
-// The memory a program may use: the machine's, or what the limit of its cgroup leaves (a
-// container's --memory, Slurm's --mem, systemd's MemoryMax), where the OOM killer would end it
-// without a word.
+// The memory a program may use (limits.hpp); a cgroup's limit is a container's --memory, Slurm's
+// --mem or systemd's MemoryMax.
 #include <unistd.h>
 
 #include <algorithm>
