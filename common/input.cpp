@@ -207,10 +207,8 @@ class NpyHeaderParser {
     return s;
   }
 
-  bool boolean() {
-    if (accept_word("True")) return true;
-    if (accept_word("False")) return false;
-    fail("expected True or False");
+  void boolean() {
+    if (!accept_word("True") && !accept_word("False")) fail("expected True or False");
   }
 
   // A dimension: decimal digits, refused as soon as they pass 64 bits.

@@ -91,7 +91,6 @@ template <typename F> long double gamma_bound(std::size_t k) {
 
 namespace detail {
 
-// Higher-precision accumulator for the reference of a floating-point type.
 template <typename T> using WideFloat = std::conditional_t<std::is_same_v<T, float>, double, long double>;
 
 constexpr std::size_t kLeaf = 1024;  // sequential leaves of the pairwise reference sum
@@ -125,7 +124,6 @@ template <typename T> void check_fits(const char* what, long double size, const 
 
 }  // namespace detail
 
-// Sum reference. Integers: exact modulo 2^32. Floats: pairwise in a wider type, in parallel.
 template <typename T> Reference<T> reference_sum(const T* x, std::size_t n) {
   Reference<T> ref;
   const unsigned workers = cpu_workers(n);
@@ -217,7 +215,6 @@ template <typename T> Reference<T> reference_product(const T* x, std::size_t n) 
   return ref;
 }
 
-// Reference for any operator of common/ops.hpp.
 template <typename Op, typename T> Reference<T> reference_reduce(const T* x, std::size_t n, Op op = {}) {
   if constexpr (std::is_same_v<Op, Sum>) {
     return reference_sum(x, n);
