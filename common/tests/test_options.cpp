@@ -160,11 +160,21 @@ TEST_CASE("an --n that no machine can hold is refused before anything is allocat
   CHECK_FALSE(parse(i, {"--n", "2^62", "--input", "file.npy"}).status);  // --input overrides --n
 }
 
-TEST_CASE("--list prints the chapter's variants and stops; only a chapter with variants has it", "[options]") {
+TEST_CASE("--list prints the chapter's variants, the bug zoo's last, and stops; only a chapter with variants has it",
+          "[options]") {
   auto i = info();
   i.variants.clear();
   CHECK(parse(i, {"--list"}).status == 2);  // no variants: no --list
-  i.variants = {{"alpha", "the first idea", true}, {"b", "a \"quoted\" idea", false}};
+  // A build with REDUCTION_ZOO_KERNELS adds the zoo's wrong kernels to the chapter's registry
+  // (common/gpu.cuh: zoo_of); a default run and the benchmark must not take them for the chapter's.
+  i.variants = {{"alpha", "the first idea", true}, {"zoo.bug", "wrong on purpose", true, true},
+                {"b", "a \"quoted\" idea", false}};
+  CHECK(variant_names(i) == std::vector<std::string>{"alpha", "zoo.bug", "b"});
+  CHECK(variant_names(i, false) == std::vector<std::string>{"alpha", "b"});
+  CHECK(parse(i, {}).options.kernels == std::vector<std::string>{"alpha", "b"});  // default: all but the zoo's
+  const Parsed named = parse(i, {"--kernel", "b,zoo.bug"});
+  CHECK_FALSE(named.status);
+  CHECK(named.options.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
   // --list answers only a command line that would run.
   for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
            {"--list", "--n", "not a number"}, {"--list", "--n", "4096"}, {"--list", "--seed", "-1"},
@@ -178,34 +188,14 @@ TEST_CASE("--list prints the chapter's variants and stops; only a chapter with v
   const Parsed text = parse(i, {"--list", "--n", "2^10", "--seed", "7"});
   const Parsed json = parse(i, {"--list", "--json"});
   CHECK(text.status == 0);
-  CHECK(text.out == "alpha  the first idea\nb      a \"quoted\" idea\n");
-  CHECK(json.status == 0);
-  CHECK(json.out == R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"alpha","idea":"the first idea",)"
-                    R"("deterministic":true},{"name":"b","idea":"a \"quoted\" idea","deterministic":false}]})"
-                    "\n");
-}
-
-TEST_CASE("the bug zoo's kernels run only when named, and are listed last, marked", "[options]") {
-  // A build with REDUCTION_ZOO_KERNELS adds the zoo's wrong kernels to the chapter's registry
-  // (common/gpu.cuh: zoo_of); a default run and the benchmark must not take them for the chapter's.
-  auto i = info();
-  i.variants = {{"a", "idea a", true}, {"zoo.bug", "wrong on purpose", true, true}, {"b", "idea b", false}};
-  CHECK(variant_names(i) == std::vector<std::string>{"a", "zoo.bug", "b"});
-  CHECK(variant_names(i, false) == std::vector<std::string>{"a", "b"});
-  CHECK(parse(i, {}).options.kernels == std::vector<std::string>{"a", "b"});  // default: all but the zoo's
-  const Parsed named = parse(i, {"--kernel", "b,zoo.bug"});
-  CHECK_FALSE(named.status);
-  CHECK(named.options.kernels == std::vector<std::string>{"zoo.bug", "b"});  // named: it runs
-  const Parsed text = parse(i, {"--list"});
-  const Parsed json = parse(i, {"--list", "--json"});
-  CHECK(text.status == 0);
   CHECK(text.out ==
-        "a        idea a\nb        idea b\n\nthe bug zoo (instructor/zoo/): kernels wrong on purpose, run only when "
-        "--kernel names them\nzoo.bug  wrong on purpose\n");
+        "alpha    the first idea\nb        a \"quoted\" idea\n\nthe bug zoo (instructor/zoo/): kernels wrong on "
+        "purpose, run only when --kernel names them\nzoo.bug  wrong on purpose\n");
   CHECK(json.status == 0);
   CHECK(json.out ==
-        R"({"chapter":"99_test","max_n":2048,"variants":[{"name":"a","idea":"idea a","deterministic":true},)"
-        R"({"name":"b","idea":"idea b","deterministic":false},)"
+        R"({"chapter":"99_test","max_n":2048,"variants":[)"
+        R"({"name":"alpha","idea":"the first idea","deterministic":true},)"
+        R"({"name":"b","idea":"a \"quoted\" idea","deterministic":false},)"
         R"({"name":"zoo.bug","idea":"wrong on purpose","deterministic":true,"zoo":true}]})"
         "\n");
 }
