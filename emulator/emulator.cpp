@@ -257,9 +257,8 @@ class Machine {
     std::tie(tls_begin_, tls_end_) = thread_local_block();
     const StackRegion& stacks = stacks_for(threads);
     region_ = stacks.base;
-    slot_bytes_ = stacks.slot_bytes;
     region_bytes_ = stacks.slots * stacks.slot_bytes;
-    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * slot_bytes_ + stacks.guard_bytes;
+    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * stacks.slot_bytes + stacks.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
@@ -326,7 +325,7 @@ class Machine {
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
   char* region_ = nullptr;
-  std::size_t slot_bytes_ = 0, region_bytes_ = 0;
+  std::size_t region_bytes_ = 0;
 
   ucontext_t scheduler_;
   jmp_buf scheduler_jump_;  // where the scheduler resumed a fiber
