@@ -1,15 +1,8 @@
-// What the threads of a single-block kernel (chapters 03 to 05) did to memory, and the steps of
-// the tree read from it.
-//
-// The same kernel source gives the list of accesses, one load or store of one element at a time,
-// in two places:
-//  - on the GPU, run on elements that log every load and store they take part in
-//    (emulator/traced.cuh): the recording;
-//  - on the CPU emulator (emulator.hpp), run on elements that report them likewise: the emulated
-//    run, which needs no GPU.
-// steps_of() turns either list into the steps of the tree; the trace (block_trace.hpp) and the
-// execution and memory counts (block_model.hpp) are computed from those steps, and the GPU tests
-// hold the emulated run against the recording, so nothing the programs say goes unchecked.
+// What the threads of a single-block kernel (chapters 03 to 05) did to memory, one load or store of
+// one element at a time, and the steps of the tree read from it. The same kernel source gives the
+// accesses on the GPU (traced.cuh: the recording) and on the CPU emulator (the emulated run); the
+// trace (block_trace.hpp) and the counts (block_model.hpp) are computed from their steps, and the
+// GPU tests hold the emulated run against the recording.
 #pragma once
 
 #include <algorithm>
@@ -37,6 +30,8 @@ struct Access {
   std::uint32_t index = 0;
   std::uint64_t value_bits = 0;  // the element's value, as bytes (a T has at most 8)
   std::uint32_t level = 0;       // the additions on the longest path from the input to that value
+  auto key() const { return std::tie(thread, write, array, index, value_bits, level); }
+  bool operator==(const Access& o) const { return key() == o.key(); }
 };
 
 // One line of a kernel as one thread ran it: a store, and the one or two loads whose value it stores.
@@ -79,18 +74,25 @@ T value_of(std::uint64_t bits) {
   return value;
 }
 
-// A log of accesses by address, the GPU's (traced.cuh's record()) or the emulator's, as Accesses:
-// each thread's together in its order, an element named by its index in the row (data), in shared
-// memory (partial, counted from the lowest shared address touched) or as the result. Each entry
-// has a thread, write, shared, address, value_bits and level; each thread's come in its order.
-template <typename Logged>
-std::vector<Access> accesses_from(const std::vector<Logged>& log, std::uint64_t data, std::size_t n,
-                                  std::uint64_t result, std::uint64_t element_size) {
+// One access as it is logged, by address: on the GPU (traced.cuh) or on the emulator.
+struct LoggedAccess {
+  std::uint32_t thread, order;  // order: the thread's own count of its accesses before this one (the GPU's)
+  std::uint32_t write, shared;
+  std::uint64_t address;  // global: the address; shared: on the GPU, the offset in the block's shared memory
+  std::uint64_t value_bits;
+  std::uint32_t level, unused;
+};
+
+// A log of accesses, the GPU's (traced.cuh's record()) or the emulator's, as Accesses: each
+// thread's together in its order, an element named by its index in the row (data), in shared
+// memory (partial, counted from the lowest shared address touched) or as the result.
+inline std::vector<Access> accesses_from(const std::vector<LoggedAccess>& log, std::uint64_t data, std::size_t n,
+                                         std::uint64_t result, std::uint64_t element_size) {
   std::uint64_t shared_base = ~std::uint64_t(0);
-  for (const Logged& l : log)
+  for (const LoggedAccess& l : log)
     if (l.shared) shared_base = std::min<std::uint64_t>(shared_base, l.address);
   std::vector<Access> out;
-  for (const Logged& l : log) {
+  for (const LoggedAccess& l : log) {
     Access access{std::uint32_t(l.thread), l.write != 0, Array::kData, 0, l.value_bits, l.level};
     if (l.shared) {
       access.array = Array::kPartial;
@@ -145,10 +147,8 @@ inline std::vector<Operation> operations_of(std::vector<Access> accesses) {
 }
 
 // The steps of the tree, read from the accesses alone. Barriers leave no access, so a step is
-// found by its stride: the additions whose operands lie the same distance apart make one step (in
-// these kernels each step has its own stride), and the steps come in the order of the dependency
-// level of what they write (thread 0 adds in every step, one level higher each time). A copy
-// adds nothing and writes an element of the input unchanged: it belongs to the first step.
+// found by its stride (in these kernels each step has its own), and the steps come in the order of
+// the dependency level of what they write. A copy adds nothing: it belongs to the first step.
 inline Steps steps_of(const std::vector<Access>& accesses) {
   Steps steps;
   std::map<unsigned, Step> by_stride;
@@ -180,3 +180,18 @@ inline Steps steps_of(const std::vector<Access>& accesses) {
 }
 
 }  // namespace reduction::single_block
+
+namespace reduction::emulator {
+
+// The chapter's kernel (03 to 05) run on one row on the CPU emulator, threads in order, in a block of
+// threads_for(n): every load and store it made, as traced.cuh's record() returns them from the GPU.
+// `findings` receives what the run found, one line per kind: if not empty, these are the accesses
+// of a wrong kernel and must not be shown as the lesson. Compiled per chapter (emulated.cpp).
+template <typename T>
+std::vector<single_block::Access> emulate_accesses(const std::vector<T>& row, std::string* findings);
+
+extern template std::vector<single_block::Access> emulate_accesses(const std::vector<std::int32_t>&, std::string*);
+extern template std::vector<single_block::Access> emulate_accesses(const std::vector<float>&, std::string*);
+extern template std::vector<single_block::Access> emulate_accesses(const std::vector<double>&, std::string*);
+
+}  // namespace reduction::emulator

@@ -1,12 +1,7 @@
 // The GPU tests of a single-block chapter (03 to 05), for its kernel: against the CPU reference and
-// against the kernel's run on the CPU emulator (the chapter's emulated.cpp), in int, float and double:
-//  - the sizes that matter (1, 2, 3, every power of two to 2048 with its neighbours, 1000): the
-//    result, and the array the kernel leaves behind, bit for bit the emulated run's;
-//  - rows: every row of a batch right, and four of them bit for bit what the emulated run gives for
-//    that row alone (a row's offset is all that differs between rows);
-//  - the recording: the kernel itself, run on elements that log their loads and stores (traced.cuh),
-//    takes the steps of the emulated run, line for line and value for value, so the trace and the
-//    counts (thread slots, requests, sectors) are the same.
+// against the kernel's run on the CPU emulator, in int, float and double: the result and the array
+// left behind at the sizes that matter, every row of a batch, and the recording (traced.cuh), which
+// must take the emulated run's steps line for line, so the trace and the counts are the same.
 // Kernel names the chapter's kernel template: `template <typename T> static constexpr auto of =
 // &chNN::kernel<T>;`. kKeepsInput: the kernel leaves its input as it was (05 works in shared memory).
 #pragma once
@@ -101,10 +96,8 @@ struct BlockGpuTests {
     CHECK(run_kernel(x, 1).second[0] == ref.value);
   }
 
-  // The recording of the kernel on the GPU against its emulated run, for each n: the same steps, line
-  // by line (and so the same trace), and the same counts as the program prints them: each step's
-  // active threads and warps (and so the thread slots), reads, writes, requests and sectors, and the
-  // launch's totals.
+  // The recording of the kernel on the GPU against its emulated run, for each n: the same steps, and
+  // the same counts as the program prints them.
   template <typename T>
   static void recording(const std::vector<std::size_t>& sizes) {
     const auto seed = reduction::testing::fresh_seed();

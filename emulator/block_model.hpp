@@ -1,20 +1,13 @@
 // The execution-resource and memory counts of a single-block reduction (chapters 03 to 05),
-// computed from the steps its threads took (emulator/block_events.hpp: recorded from the kernel on
-// the GPU, or from the same kernel run on the CPU emulator), and how the programs print them.
-//
+// computed from the steps its threads took (block_events.hpp), and how the programs print them.
 // count() goes through each step warp by warp and counts:
-//  - active threads, and active warps: the 32 threads of a warp issue together, so a warp holds all
-//    32 of its thread slots for a step in which any of its threads adds, however few;
+//  - active threads and warps: a warp holds all 32 of its thread slots for a step in which any of
+//    its threads adds, however few;
 //  - global-memory reads and writes, in elements;
-//  - requests and sectors. A request is one load or store instruction executed by one warp: the
-//    kernel's data[owner] is one request for the warp, whichever of its threads take part, and a
-//    warp none of whose threads takes part makes none. The memory system serves a request in
-//    32-byte sectors (Volta onward; a cache line of L1 or L2 is 128 bytes, four sectors, but only
-//    the sectors a request needs are fetched). The sectors of a request are the distinct aligned
-//    32-byte blocks its threads' addresses fall into: 32 adjacent 4-byte elements are 128 bytes,
-//    four sectors, every byte used; 32 threads touching every other element spread over eight
-//    sectors and use half of the bytes they fetch. The array is assumed to start on a 32-byte
-//    boundary, as cudaMalloc's allocations do (they are 256-byte aligned).
+//  - requests and sectors. A request is one load or store instruction executed by one warp (a warp
+//    none of whose threads takes part makes none); the memory system serves it in the distinct
+//    aligned 32-byte sectors its threads' addresses fall into (Volta onward). The array is assumed
+//    to start on a 32-byte boundary, as cudaMalloc's allocations do.
 #pragma once
 
 #include <algorithm>
@@ -28,9 +21,9 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis.hpp"
 #include "block_events.hpp"
 #include "common/program.hpp"
-#include "single_block.hpp"
 
 namespace reduction::single_block {
 
@@ -73,8 +66,7 @@ inline std::string step_name(const Step& step) {
 }
 
 // The counts of one step's lines. The threads of a warp that make the same access (the first
-// load, the second, or the store) make one request; so in chapter 05's first step the load of
-// data[owner] is one request of the warp whether its threads then add or copy.
+// load, the second, or the store) make one request, whether they then add or copy.
 inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t element_bytes) {
   StepCounts c;
   std::vector<unsigned> warps;
@@ -220,6 +212,62 @@ inline Json steps_json(const BlockCounts& c) {
     steps.push(std::move(j));
   }
   return steps;
+}
+
+// What chapters 03 and 04 print of how the threads of a block are spent: the step table (headed by
+// `predicate`, when a thread adds) and the efficiency, with the text's closed form (PMPP 10.4) beside it.
+inline void print_execution_model(std::ostream& out, const BlockCounts& c, const std::string& predicate,
+                                  const ClosedForm& text, const char* type) {
+  out << "Execution resources, counted warp by warp from the kernel's own run on the CPU emulator:\n"
+      << "  " << predicate << "\n\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  %4s  %6s  %14s  %12s  %19s  %10s\n", "step", "stride", "active threads",
+                "active warps", "sectors per request", "bytes used");
+  out << line;
+  int step = 0;
+  for (const StepCounts& s : c.steps) {
+    if (!s.adds) continue;
+    const std::string sectors =
+        !s.requests ? "-"
+        : s.min_request_sectors == s.max_request_sectors
+            ? std::to_string(s.max_request_sectors)
+            : std::to_string(s.min_request_sectors) + "-" + std::to_string(s.max_request_sectors);
+    std::snprintf(line, sizeof line, "  %4d  %6u  %14zu  %12zu  %19s  %10s\n", ++step, s.stride, s.active_threads,
+                  s.active_warps, sectors.c_str(),
+                  percent(used_fraction(s.reads, s.writes, s.sectors, c.element_bytes)).c_str());
+    out << line;
+  }
+  out << "  (a request: one warp's load of data[owner], its load of data[partner] or its store to\n"
+      << "   data[owner], three per active warp and step; its sectors: the 32-byte blocks of memory its\n"
+      << "   threads' addresses fall into, with " << c.element_bytes << "-byte " << type
+      << " elements; bytes used: the share of those\n"
+      << "   sectors' bytes that the threads load or store)\n\n"
+      << "A warp holds all 32 of its thread slots in a step where any of its threads is active:\n"
+      << "  " << c.warp_steps << " warp-steps x 32 = " << c.thread_slots << " thread slots for " << c.ops
+      << " additions: efficiency " << percent(c.efficiency) << "\n"
+      << "  the text's closed form " << text.formula << "\n  ";
+  if (!text.thread_slots) {
+    out << "does not apply: it is meant for " << text.applies_to << "\n";
+    return;
+  }
+  out << "gives " << *text.thread_slots << " thread slots (efficiency "
+      << percent(*text.thread_slots ? double(c.ops) / double(*text.thread_slots) : std::nan("")) << ")";
+  if (*text.thread_slots == c.thread_slots)
+    out << ": it agrees\n";
+  else
+    out << ", " << (*text.thread_slots < c.thread_slots ? "too few" : "too many") << ": " << text.difference << "\n";
+}
+
+// The JSON of the analysis: "efficiency" and "text_closed_form".
+inline Json efficiency_json(const BlockCounts& c) {
+  return {{"ops", c.ops}, {"warp_steps", c.warp_steps}, {"thread_slots", c.thread_slots}, {"efficiency", c.efficiency}};
+}
+
+inline Json closed_form_json(const ClosedForm& text) {
+  Json j = Json::object();
+  j.set("formula", text.formula);
+  j.set("thread_slots", text.thread_slots ? Json(*text.thread_slots) : Json());
+  return j;
 }
 
 }  // namespace reduction::single_block

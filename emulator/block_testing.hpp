@@ -1,7 +1,5 @@
 // What the tests of the single-block chapters (03 to 05) share: the counts and trace of a kernel's
-// emulated run, the figures of a README checked against them, and the comparisons of the emulated
-// run with a recording of the kernel on the GPU. Each chapter's test files say which sizes, types
-// and figures they check.
+// emulated run, checked against the figures of a README, and against a recording on the GPU.
 #pragma once
 
 #include <cstddef>
@@ -11,11 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "analysis.hpp"
 #include "block_events.hpp"
 #include "block_model.hpp"
 #include "block_trace.hpp"
-#include "emulated.hpp"
-#include "single_block.hpp"
 #include "common/testing/testing.hpp"
 
 namespace reduction::single_block::testing {
@@ -49,8 +46,8 @@ inline std::string pattern_difference(const Steps& steps, std::size_t n, const P
 }
 
 // The chapter's kernel run on x on the CPU emulator: its accesses. A finding fails the test, and so
-// does a right kernel that does not follow `pattern` (if given): once a test case, in a sentence that
-// says it is right, before the figures that then differ.
+// does a right kernel that does not follow `pattern` (if given), once a test case, before the
+// figures that then differ.
 template <typename T>
 std::vector<Access> emulated(const std::vector<T>& x, const Pattern* pattern = nullptr) {
   std::string findings;
@@ -68,9 +65,8 @@ std::vector<Access> emulated(const std::vector<T>& x, const Pattern* pattern = n
   return accesses;
 }
 
-// The row the counts are taken on: 1, 2, ..., n. The values do not change the counts, but on
-// zeros a kernel that leaves out or repeats elements would sum right, and emulated() would call it
-// right; here it gives another sum, and the run's finding says so.
+// The row the counts are taken on: 1, 2, ..., n, on which a kernel that leaves out or repeats
+// elements gives a wrong sum (on zeros it would not).
 inline std::vector<std::int32_t> counted_row(std::size_t n) {
   std::vector<std::int32_t> row(n);
   for (std::size_t i = 0; i < n; ++i) row[i] = std::int32_t(i + 1);
@@ -92,8 +88,7 @@ std::vector<Field> column(const BlockCounts& c, Field StepCounts::*field) {
   return values;
 }
 
-// How the threads are spent for one n, as a chapter's README derives it: the block, the active
-// warps of each step, the additions, the warp-steps and the thread slots (32 per warp-step).
+// How the threads are spent for one n, as a chapter's README derives it.
 struct ExpectedThreadUse {
   unsigned threads;
   std::vector<std::size_t> active_warps;
@@ -109,8 +104,8 @@ inline void check_thread_use(const BlockCounts& c, const ExpectedThreadUse& expe
   CHECK(c.efficiency == double(expected.ops) / double(expected.thread_slots));
 }
 
-// A launch's global-memory counts, as a chapter's README derives them: the sectors of each step's
-// widest request, the requests and sectors of the launch, the elements read and written.
+// A launch's global-memory counts, as a chapter's README derives them (max_request_sectors: of each
+// step's widest request).
 struct ExpectedMemory {
   std::vector<std::size_t> max_request_sectors;
   std::size_t requests, sectors, reads, writes;
@@ -150,8 +145,7 @@ inline void check_trace(const Trace<int>& trace, unsigned threads, const Expecte
 }
 
 // Whether, in some step, a thread reads or writes an element that another thread writes in that
-// step. None does in these kernels, and that is what lets the emulator (or anyone) carry out a
-// step's threads one after another and still get what the block computes at once.
+// step. None does in these kernels: that lets a step's threads run one after another.
 inline bool step_has_race(const Steps& steps) {
   for (const Step& step : steps.tree) {
     std::map<std::pair<Array, std::uint32_t>, std::uint32_t> writer;  // element -> the thread that writes it
@@ -169,8 +163,7 @@ inline bool step_has_race(const Steps& steps) {
 
 // The sizes the tests sweep, from 1 to kMaxElements: every n up to five warps' worth of pairs
 // (160), every power of two from there with its two neighbours, and every 13th n between, so that
-// each residue of a warp and of a block's pairs comes up. A tenth of the 2048 sizes, for the same
-// kinds of mistake: a guard off by one, a stride that skips, a block size that is wrong.
+// each residue of a warp and of a block's pairs comes up: a tenth of the 2048 sizes.
 inline std::vector<std::size_t> swept_sizes() {
   std::vector<std::size_t> sizes;
   for (std::size_t n = 1; n <= kMaxElements; ++n) {
@@ -198,7 +191,7 @@ inline void check_every_n_adds_inside_without_races(AccessesOf accesses_of) {
 }
 
 // Where the steps of two runs (the recording on the GPU and the emulated run) differ, line by line,
-// in words; empty if they do not. The same steps make the same trace and the same counts.
+// in words; empty if they do not.
 inline std::string steps_difference(const Steps& a, const Steps& b) {
   auto line = [](const Operation& o) {
     return "thread " + std::to_string(o.thread) + " stores element " + std::to_string(o.index) + " (level " +

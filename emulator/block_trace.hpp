@@ -1,6 +1,5 @@
 // The step-by-step trace of a single-block reduction (the --trace of chapters 03 to 05), drawn
-// from the steps its threads took (emulator/block_events.hpp): recorded from the kernel on the GPU
-// when there is one, else from the same kernel run on the CPU emulator, and labelled as such.
+// from the steps its threads took: recorded on the GPU when there is one, else emulated on the CPU.
 #pragma once
 
 #include <algorithm>
@@ -42,9 +41,8 @@ struct Trace {
   T result{};
 };
 
-// The trace of the steps of one launch on `input`, in a block of `threads`. The arrays shown are
-// what the steps wrote: the input ("data", in global memory) and the partial sums ("partial", in
-// shared memory), element by element, with the values the accesses carry.
+// The trace of the steps of one launch on `input`, in a block of `threads`: the arrays the steps
+// wrote (data, or partial in shared memory), with the values the accesses carry.
 template <typename T>
 Trace<T> trace_from(const Steps& steps, const std::vector<T>& input, unsigned threads, const std::string& layout,
                     bool recorded) {
@@ -214,9 +212,8 @@ void show_trace(Report& report, const Trace<T>& trace) {
 }
 
 // Instead of the counts and the trace, when the kernel's run on the CPU emulator found something
-// a right kernel never does (`findings`: one line per kind, from a chapter's emulate_accesses()):
-// counts and a drawing of a wrong kernel's run would look like the lesson and be nothing of it.
-// In the JSON: "emulator_findings", one string per line, in place of the counts and "trace".
+// a right kernel never does (`findings`: one line per kind): a wrong kernel's counts would look like
+// the lesson and be nothing of it. In the JSON: "emulator_findings", one string per line.
 inline void show_emulator_findings(Report& report, const std::string& findings, bool trace) {
   std::ostream& text = report.text();
   text << "The kernel's run on the CPU emulator found what a right kernel never does: the kernel is not\n"

@@ -1,18 +1,14 @@
-// A single-block chapter's kernel on the CPU emulator (emulated.hpp), and the analysis the program
-// prints from that run (analyse(), analysis.hpp), compiled by the host compiler once per chapter:
-// REDUCTION_KERNEL_HEADER names the chapter's kernel header (solution/, or in exercise mode the
-// generated exercise version) and REDUCTION_KERNEL its kernel template. The emulator ends with a
-// shim that turns the kernel's CUDA (__global__, threadIdx, __syncthreads(), ...) into host C++,
-// and the kernel runs on Checked<T> elements, which log each load and store.
-#include "emulator/emulated.hpp"
-
+// A single-block chapter's kernel on the CPU emulator (emulate_accesses(), block_events.hpp), and
+// the analysis the program prints from that run (analyse(), analysis.hpp), so that all the program
+// says of the kernel comes from its own source. Compiled once per chapter: REDUCTION_KERNEL_HEADER
+// names the chapter's kernel header (solution/, or in exercise mode the student's) and
+// REDUCTION_KERNEL its kernel template.
 #include <utility>
 
 #include "emulator/analysis.hpp"
+#include "emulator/block_events.hpp"
 #include "emulator/block_model.hpp"
 #include "emulator/block_trace.hpp"
-#include "emulator/single_block.hpp"
-#include "emulator/thread_slots.hpp"
 
 namespace reduction::single_block {
 
@@ -48,8 +44,7 @@ std::size_t analyse(Report& report, const std::vector<T>& row0, std::size_t rows
   report.fields().set("launch", launch_json(threads, rows));
   report.fields().set("memory", memory_json(counts));
   report.fields().set("steps", steps_json(counts));
-  // --trace: the steps recorded from the kernel itself on the GPU, run on elements that log their
-  // loads and stores (traced.cuh); without a GPU, the emulated run.
+  // --trace: the steps recorded on the GPU (traced.cuh); without a GPU, the emulated run.
   if (trace) {
     const auto accesses = record_on_gpu ? record_on_gpu() : emulated;
     show_trace(report, trace_from(steps_of(accesses), row0, threads, notes.layout, bool(record_on_gpu)));

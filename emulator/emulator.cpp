@@ -22,8 +22,7 @@
 #include <unordered_set>
 
 // AddressSanitizer must be told when the stack changes under it, or it takes a fiber's stack for
-// an overflow of another's (google/sanitizers wiki, "AddressSanitizerManualPoisoning" and
-// <sanitizer/common_interface_defs.h>).
+// an overflow of another's (<sanitizer/common_interface_defs.h>).
 #if defined(__SANITIZE_ADDRESS__)
 #define REDUCTION_EMULATOR_ASAN 1
 #elif defined(__has_feature)
@@ -31,10 +30,8 @@
 #define REDUCTION_EMULATOR_ASAN 1
 #endif
 #endif
-// ASan still prints one warning per process that it "doesn't fully support makecontext/swapcontext":
-// with these annotations the emulator's tests run clean under the asan preset. Under ASan every
-// switch is a swapcontext; elsewhere only a fiber's first entry is, and the switches after it are
-// _setjmp/_longjmp, which save no signal mask: no system call, a tenth of the time.
+// Under ASan every switch is a swapcontext; elsewhere only a fiber's first entry is, and the switches
+// after it are _setjmp/_longjmp, which save no signal mask: no system call, a tenth of the time.
 #if defined(REDUCTION_EMULATOR_ASAN)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -42,28 +39,17 @@
 
 namespace reduction::emulator {
 
+// In the order of the enumerators.
 const char* kind_name(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kRace: return "race";
-    case FindingKind::kOutOfBounds: return "out_of_bounds";
-    case FindingKind::kUninitializedRead: return "uninitialized_read";
-    case FindingKind::kDivergentBarrier: return "divergent_barrier";
-    case FindingKind::kResultNotWritten: return "result_not_written";
-    case FindingKind::kWrongValue: return "wrong_value";
-    case FindingKind::kBadWarpMask: return "bad_warp_mask";
-    case FindingKind::kEndlessLoop: return "endless_loop";
-  }
-  return "?";
+  static const char* const names[kFindingKinds] = {
+      "race",        "out_of_bounds", "uninitialized_read", "divergent_barrier", "result_not_written",
+      "wrong_value", "bad_warp_mask", "endless_loop"};
+  return names[std::size_t(kind)];
 }
 
 const char* schedule_name(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::kInOrder: return "in order";
-    case Schedule::kReversed: return "reversed";
-    case Schedule::kFirstWarpLast: return "warp 0 late";
-    case Schedule::kInterleaved: return "interleaved";
-  }
-  return "?";
+  static const char* const names[] = {"in order", "reversed", "warp 0 late", "interleaved"};
+  return names[std::size_t(schedule)];
 }
 
 std::string findings_text(const std::vector<Finding>& findings) {
@@ -86,8 +72,7 @@ namespace {
 constexpr unsigned kWarpSize = 32;
 constexpr std::size_t kStackBytes = 64 * 1024;  // the kernels' frames take a few hundred bytes
 
-// Switching stacks, told to AddressSanitizer when it watches. `fake_stack` null: the stack being
-// left is never resumed.
+// Switching stacks, told to AddressSanitizer when it watches.
 void start_switch([[maybe_unused]] void** fake_stack, [[maybe_unused]] const void* bottom,
                   [[maybe_unused]] std::size_t size) {
 #if defined(REDUCTION_EMULATOR_ASAN)
@@ -112,20 +97,18 @@ struct Fiber {
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
   Wait wait = Wait::kNone;
-  // At a warp collective: its mask; at a shuffle, its kind, source lane or distance, width, the
-  // value it offers and where it receives its source lane's.
+  // At a warp collective: its mask; at a shuffle, also what shuffle() was given.
   unsigned mask = 0;
   ShuffleKind shuffle_kind = ShuffleKind::kIndexed;
   int lane_or_delta = 0, width = 32;
   const void* value = nullptr;
   void* received = nullptr;
   void (*copy)(void*, const void*) = nullptr;
-  // The thread's view of its warp since the last block barrier: element l counts the warp
-  // barriers lane l had passed when this thread last synchronised with it (a vector clock). Two
-  // accesses of one warp in one step are ordered when a __syncwarp both lanes passed lies between.
+  // The thread's view of its warp since the last block barrier (a vector clock): element l counts
+  // the warp barriers lane l had passed when this thread last synchronised with it.
   std::uint32_t clock[32] = {};
-  // Global stores not yet followed by a __threadfence(), and those that are, not yet followed by
-  // an atomic; the counters (atomic locations) this thread has seen, with the atomic's number.
+  // Global stores not yet fenced, and fenced ones not yet followed by an atomic; the atomic
+  // locations this thread has seen, with the atomic's number.
   std::vector<std::uintptr_t> unfenced, fenced;
   std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
 };
@@ -137,7 +120,7 @@ struct Touch {
 };
 
 // Who touched an element in the current step: its writer and up to two distinct readers and
-// atomic adders (two are enough to know whether a thread other than any given one has read it).
+// atomic adders (two tell whether a thread other than any given one has read it).
 struct Touches {
   std::uint64_t step = ~std::uint64_t(0);  // the step (numbered over the whole run) these are of
   Touch writer, readers[2], atomics[2];
@@ -151,14 +134,13 @@ struct Release {
   unsigned block = 0;
 };
 
-// Which blocks touched a global element over the whole run, up to two of each kind: the blocks
-// run in no order a kernel may count on, and no barrier spans them, so two blocks may share an
-// element only by reading it or by atomics.
+// Which blocks touched a global element over the whole run, up to two of each kind: no barrier
+// spans blocks, so two may share an element only by reading it or by atomics.
 struct BlockTouches {
   int writers[2] = {-1, -1}, readers[2] = {-1, -1}, atomics[2] = {-1, -1};
 };
 
-// Adds `block` to a pair of distinct ids; returns a member of the pair other than `block`, or -1.
+// A member of a pair of distinct block ids other than `block`, or -1; adding to the pair.
 int other_than(const int (&ids)[2], int block) { return ids[0] != block ? ids[0] : ids[1]; }
 void add_to(int (&ids)[2], int block) {
   if (ids[0] < 0) ids[0] = block;
@@ -183,9 +165,9 @@ std::pair<std::uintptr_t, std::uintptr_t> thread_local_block() {
   return range;
 }
 
-// The program's block-scope thread_local objects (mangled names beginning _ZZ), by offset in its
-// TLS block: under the shim, the kernels' __shared__ arrays. From the program's symbol table, once;
-// empty where it has none (stripped), and then no access inside the TLS block is checked.
+// The program's block-scope thread_local objects (mangled names beginning _ZZ, under the shim the
+// kernels' __shared__ arrays), by offset in its TLS block, from its symbol table; empty where it has
+// none (stripped), and then no access inside the TLS block is checked.
 struct SharedArray {
   std::uintptr_t offset, size;
   std::string name;
@@ -240,9 +222,8 @@ struct Event {
   std::string text;  // for barriers: already in words
 };
 
-// The fibers' stacks, kept from one run to the next and grown when a block has more threads:
-// mapping and guarding a thousand stacks takes longer than a whole run of a small kernel, and the
-// tests run thousands of them. Each stack sits above a page that faults: an overflow stops loudly.
+// The fibers' stacks, kept from one run to the next (mapping a thousand takes longer than a run of a
+// small kernel) and grown when a block has more threads. Each sits above a page that faults.
 struct StackRegion {
   char* base = nullptr;
   std::size_t slots = 0, slot_bytes = 0, guard_bytes = 0;
@@ -276,9 +257,8 @@ class Machine {
     std::tie(tls_begin_, tls_end_) = thread_local_block();
     const StackRegion& stacks = stacks_for(threads);
     region_ = stacks.base;
-    slot_bytes_ = stacks.slot_bytes;
     region_bytes_ = stacks.slots * stacks.slot_bytes;
-    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * slot_bytes_ + stacks.guard_bytes;
+    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * stacks.slot_bytes + stacks.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
@@ -302,6 +282,7 @@ class Machine {
   void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level,
               bool atomic = false);
   void load_bytes(const void* where, std::size_t size);
+  void wait_at(Wait wait, const char* file, int line);
   void sync_threads(const char* file, int line);
   void warp_wait(Wait wait, unsigned mask, const char* file, int line);
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
@@ -325,6 +306,7 @@ class Machine {
   static void fiber_main();
   std::vector<unsigned> order() const;
   void record(FindingKind kind, const Event& event);
+  void record(FindingKind kind, std::string text);  // a finding already in words
   std::string where(std::uintptr_t address, unsigned block) const;
   const Buffer* buffer_at(std::uintptr_t address) const;
   bool in_shared_memory(std::uintptr_t address) const;
@@ -343,7 +325,7 @@ class Machine {
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
   char* region_ = nullptr;
-  std::size_t slot_bytes_ = 0, region_bytes_ = 0;
+  std::size_t region_bytes_ = 0;
 
   ucontext_t scheduler_;
   jmp_buf scheduler_jump_;  // where the scheduler resumed a fiber
@@ -433,18 +415,23 @@ void Machine::yield() {
   thread_idx = {unsigned(me), 0, 0};
 }
 
-std::string base_name(const char* path) {
+// Where a kernel calls something: "convergent.cuh:42".
+std::string site(const char* path, int line) {
   const std::string p = path;
-  const std::size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
+  return p.substr(p.find_last_of('/') + 1) + ":" + std::to_string(line);
+}
+
+// The running thread waits at a barrier or a warp collective.
+void Machine::wait_at(Wait wait, const char* file, int line) {
+  Fiber& f = self();
+  f.waiting = true;
+  f.wait = wait;
+  f.barrier_file = file;
+  f.barrier_line = line;
 }
 
 void Machine::sync_threads(const char* file, int line) {
-  Fiber& self = fibers_[unsigned(current_)];
-  self.waiting = true;
-  self.wait = Wait::kBlock;
-  self.barrier_file = file;
-  self.barrier_line = line;
+  wait_at(Wait::kBlock, file, line);
   yield();
 }
 
@@ -472,11 +459,8 @@ void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int li
   const unsigned t = unsigned(current_), lane = t % kWarpSize, base = t - lane;
   const unsigned lanes = std::min(kWarpSize, threads_ - base);
   const unsigned existing = lanes == kWarpSize ? ~0u : (1u << lanes) - 1u;
-  f.waiting = true;
-  f.wait = wait;
+  wait_at(wait, file, line);
   f.mask = mask;
-  f.barrier_file = file;
-  f.barrier_line = line;
   std::string problem;
   if (!(mask >> lane & 1u))
     problem = "leaves out the calling lane " + std::to_string(lane);
@@ -486,12 +470,10 @@ void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int li
   else if (wait == Wait::kShuffle && (f.width < 1 || f.width > int(kWarpSize) || (f.width & (f.width - 1))))
     problem = "comes with width " + std::to_string(f.width) + ", not a power of two from 1 to 32";
   if (!problem.empty()) {
-    Event event;
-    event.text = "block " + std::to_string(block_) + ": thread " + std::to_string(t) + " (lane " +
-                 std::to_string(lane) + ") calls " + collective(f) + " at " + base_name(file) + ":" +
-                 std::to_string(line) + ", whose mask " + problem +
-                 ". A warp collective must name the calling lane and only lanes that reach it (the run stops here)";
-    record(FindingKind::kBadWarpMask, event);
+    record(FindingKind::kBadWarpMask,
+           "block " + std::to_string(block_) + ": thread " + std::to_string(t) + " (lane " + std::to_string(lane) +
+               ") calls " + collective(f) + " at " + site(file, line) + ", whose mask " + problem +
+               ". A warp collective must name the calling lane and only lanes that reach it (the run stops here)");
     stopped_ = true;
   }
 }
@@ -509,7 +491,6 @@ std::string some_threads(const std::vector<unsigned>& ids) {
   if (ids.size() > 4) text += " and " + std::to_string(ids.size() - 4) + " more";
   return text;
 }
-
 
 // Runs every thread that waits at nothing, in the schedule's order, until each waits or returns.
 void Machine::run_ready() {
@@ -571,12 +552,11 @@ bool Machine::resolve_warps() {
           case ShuffleKind::kXor: source = (lane ^ x) < segment + width ? lane ^ x : lane; break;
         }
         if (source < 0 || source >= int(kWarpSize) || !(mask >> source & 1u)) {
-          Event event;
-          event.text = "block " + std::to_string(block_) + ": thread " + std::to_string(base + l) + " (lane " +
-                       std::to_string(l) + ") reads lane " + std::to_string(source) + " through " + collective(to) +
-                       " at " + base_name(to.barrier_file) + ":" + std::to_string(to.barrier_line) +
-                       ", a lane its mask leaves out: the value it receives is undefined (the run stops here)";
-          record(FindingKind::kBadWarpMask, event);
+          record(FindingKind::kBadWarpMask,
+                 "block " + std::to_string(block_) + ": thread " + std::to_string(base + l) + " (lane " +
+                     std::to_string(l) + ") reads lane " + std::to_string(source) + " through " + collective(to) +
+                     " at " + site(to.barrier_file, to.barrier_line) +
+                     ", a lane its mask leaves out: the value it receives is undefined (the run stops here)");
           stopped_ = true;
           return false;
         }
@@ -610,20 +590,15 @@ void Machine::report_stuck_warp() {
       } else if (elsewhere.empty()) {
         elsewhere = "thread " + std::to_string(base + l) + " (lane " + std::to_string(l) + ") " +
                     (o.returned ? std::string("has returned and never will")
-                     : o.wait == Wait::kBlock
-                         ? "waits at __syncthreads() at " + base_name(o.barrier_file) + ":" +
-                               std::to_string(o.barrier_line)
-                         : "waits at " + collective(o) + " at " + base_name(o.barrier_file) + ":" +
-                               std::to_string(o.barrier_line));
+                                : "waits at " + (o.wait == Wait::kBlock ? "__syncthreads()" : collective(o)) + " at " +
+                                      site(o.barrier_file, o.barrier_line));
       }
     }
-    Event event;
-    event.text = "a " + collective(f) + " that not every lane of its mask reaches, in block " +
-                 std::to_string(block_) + " after " + std::to_string(step_) +
-                 (step_ == 1 ? " barrier: " : " barriers: ") + some_threads(here) + " wait at " +
-                 base_name(f.barrier_file) + ":" + std::to_string(f.barrier_line) + "; " + elsewhere +
-                 ". Every lane a warp collective names must reach it (the run stops here)";
-    record(FindingKind::kDivergentBarrier, event);
+    record(FindingKind::kDivergentBarrier,
+           "a " + collective(f) + " that not every lane of its mask reaches, in block " + std::to_string(block_) +
+               " after " + std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ") + some_threads(here) +
+               " wait at " + site(f.barrier_file, f.barrier_line) + "; " + elsewhere +
+               ". Every lane a warp collective names must reach it (the run stops here)");
     return;
   }
 }
@@ -647,11 +622,10 @@ void Machine::run_block(unsigned b) {
     for (Fiber& f : fibers_) std::fill(std::begin(f.clock), std::end(f.clock), 0u);  // a new step
     accesses_in_step_ = 0;
     if (step_ > kMaxBarriers) {  // a kernel that would never finish: say so rather than hang
-      Event event;
-      event.text = "block " + std::to_string(b) + " passed " + std::to_string(kMaxBarriers) +
-                   " barriers without finishing: an endless loop? A loop around __syncthreads() whose condition "
-                   "never turns false (a stride that stops changing, say) never ends (the run stops here)";
-      record(FindingKind::kEndlessLoop, event);
+      record(FindingKind::kEndlessLoop,
+             "block " + std::to_string(b) + " passed " + std::to_string(kMaxBarriers) +
+                 " barriers without finishing: an endless loop? A loop around __syncthreads() whose condition "
+                 "never turns false (a stride that stops changing, say) never ends (the run stops here)");
       outcome_.finished = false;
       return;
     }
@@ -706,15 +680,13 @@ void Machine::run_block(unsigned b) {
     std::string text = "a __syncthreads() that not every thread reaches, in block " + std::to_string(b) + " after " +
                        std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ");
     for (std::size_t i = 0; i < sites.size(); ++i)
-      text += (i ? "; " : "") + some_threads(sites[i].second) + (sites[i].second.size() == 1 ? " waits at " : " wait at ") +
-              base_name(sites[i].first.first) + ":" +
-              std::to_string(sites[i].first.second);
+      text += (i ? "; " : "") + some_threads(sites[i].second) +
+              (sites[i].second.size() == 1 ? " waits at " : " wait at ") +
+              site(sites[i].first.first, sites[i].first.second);
     if (!returned.empty())
       text += "; " + some_threads(returned) + (returned.size() == 1 ? " has" : " have") + " returned and never will";
     text += ". Every thread of the block must reach every barrier (the run stops here)";
-    Event event;
-    event.text = text;
-    record(FindingKind::kDivergentBarrier, event);
+    record(FindingKind::kDivergentBarrier, text);
     outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
     return;
   }
@@ -731,6 +703,12 @@ void Machine::record(FindingKind kind, const Event& event) {
   if (counts_[std::size_t(kind)]++ == 0) first_.push_back({kind, event});
 }
 
+void Machine::record(FindingKind kind, std::string text) {
+  Event event;
+  event.text = std::move(text);
+  record(kind, event);
+}
+
 void Machine::access(bool write, const void* where_ptr, const void* value, std::size_t size, std::uint32_t level,
                      bool atomic) {
   if (current_ < 0) return;  // the scheduler's own copies
@@ -738,14 +716,13 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
   if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
   if (++accesses_in_step_ > kMaxAccessesPerStep) {  // a loop with no barrier that never ends
-    {  // the event goes before the thread stops: a stopped thread's stack is never unwound
-      Event event;
-      event.text = "block " + std::to_string(block_) + ": its threads made " + std::to_string(kMaxAccessesPerStep) +
-                   " loads and stores without reaching a barrier or returning: an endless loop? (thread " +
-                   std::to_string(current_) + " was running; a loop whose index or bound never changes, say; the "
-                   "run stops here)";
-      record(FindingKind::kEndlessLoop, event);
-    }
+    // The message is gone before the thread stops: a stopped thread's stack is never unwound.
+    record(FindingKind::kEndlessLoop,
+           "block " + std::to_string(block_) + ": its threads made " + std::to_string(kMaxAccessesPerStep) +
+               " loads and stores without reaching a barrier or returning: an endless loop? (thread " +
+               std::to_string(current_) +
+               " was running; a loop whose index or bound never changes, say; the "
+               "run stops here)");
     stop_thread();
   }
   if (schedule_ == Schedule::kInterleaved) yield();                  // let the next thread in first
@@ -889,14 +866,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   // The recording: the access as it leaves this function, its value read after the checks above
   // (a read of unwritten shared memory carries the poison put there).
   if (log_) {
-    Logged logged;
-    logged.thread = std::uint32_t(t);
-    logged.write = write;
-    logged.shared = shared;
-    logged.address = address;
-    std::memcpy(&logged.value_bits, value, std::min(size, sizeof logged.value_bits));
-    logged.level = level;
-    log_->push_back(logged);
+    log_->push_back({std::uint32_t(t), 0, write, shared, address, 0, level, 0});
+    std::memcpy(&log_->back().value_bits, value, std::min(size, sizeof log_->back().value_bits));
   }
 }
 

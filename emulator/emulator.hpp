@@ -1,36 +1,22 @@
 // A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches): the
-// chapter's own kernel source, compiled by the host compiler, runs one fiber per CUDA thread, so that
-// a student without a GPU learns whether the kernel is right (STYLE.md, point 17). README.md beside
-// this file says what it runs, what it finds and what it cannot see.
+// chapter's own kernel source, compiled by the host compiler, runs one fiber per CUDA thread in
+// several orders of the threads (schedules), each on a fresh copy of the input, and every load and
+// store of a Checked<V> element is checked as it happens. README.md beside this file says what it
+// runs, what it finds and what it cannot see.
 //
-// Between two barriers the emulator runs the threads in an order it chooses; a whole run is repeated
-// under several orders (schedules), each on a fresh copy of the input. The kernel is instantiated
-// with Checked<V>, an element that reports each of its loads and stores, and every access is checked
-// as it happens. record_accesses() returns the accesses of one in-order run of one row, as
-// traced.cuh's record() gives them on the GPU: the analysis of chapters 03 to 05 is drawn from it.
-//
-// Use: include this header after every other header and just before the kernel headers: it ends
-// with a shim that turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...)
-// into host C++. Only host-compiled sources include it: the CPU tests, and emulated.cpp.
+// Include it after every other header and just before the kernel headers: it ends with a shim that
+// turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...) into host C++.
 //
 //   #include "emulator/emulator.hpp"
 //   #include "convergent.cuh"
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
 //
-// emulate_grid() (06, 07) runs the blocks one after another, first to last and last to first;
-// emulate_passes() (08, 09) runs a launcher's launches one after another on the same memory. The
-// lanes of a warp are not run in lock-step: between two warp barriers they run in whatever order the
-// schedule gives. A global store that another block reads is a race unless its thread fenced it
-// (__threadfence) and then made an atomic on some location, and the reader's block made an atomic on
-// that location later (the CUDA Programming Guide's pattern, which needs no fence after the
-// reader's atomic). A Checked<V> is 8 bytes for int and float and 16 for double, so a 16-byte vector
-// holds fewer of them than the GPU's: chapter 09's vector loads run with those counts.
-//
-// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads, shuffles
-// of anything but whole values, operators other than the sum (but emulate_passes: max, min), sm_80's
-// warp reductions (the kernels' #if keeps them out of a host compile), and anything but Checked<V>
-// (or 09's integer words) in shared or global memory.
+// A global store that another block reads is a race unless its thread fenced it (__threadfence) and
+// then made an atomic on some location, and the reader's block made an atomic on that location
+// later (the CUDA Programming Guide's pattern). Left out: atomics other than atomicAdd and atomicInc,
+// more than one dimension of threads, shuffles of anything but whole values, and anything but
+// Checked<V> (or 09's integer words) in shared or global memory.
 #pragma once
 
 #include <algorithm>
@@ -54,12 +40,8 @@ struct Dim3 {
   unsigned x = 0, y = 0, z = 0;
 };
 
-// What a run can find. The names are those a bug list of instructor/zoo/ writes after `emulator:`.
-// bad_warp_mask: a warp collective (__syncwarp, a shuffle) whose mask leaves out the calling lane
-// or names a lane the block does not have, a shuffle that reads a lane outside its mask, or a
-// shuffle width that is not a power of two up to 32. endless_loop: a block that passes
-// kMaxBarriers barriers, or whose threads make kMaxAccessesPerStep loads and stores between two,
-// without finishing (the run stops there instead of hanging).
+// What a run can find (README.md's table says what each means). The names are those a bug list of
+// instructor/zoo/ writes after `emulator:`.
 enum class FindingKind {
   kRace,
   kOutOfBounds,
@@ -102,9 +84,8 @@ struct Buffer {
   const void* begin;
   std::size_t count, row_length, guard, element_size;
   bool whole_grid = false;  // true: every block may touch every element (a grid's input), not only its row
-  // Not null: which elements hold a value, kept by the caller from one launch to the next (a
-  // buffer that starts unwritten, such as the block partials of a two-pass reduction); a read of
-  // one that none holds is an uninitialized read.
+  // Not null: which elements hold a value, kept by the caller from one launch to the next (the
+  // block partials of a two-pass reduction); a read of one that none holds is an uninitialized read.
   std::vector<bool>* written = nullptr;
 };
 
@@ -122,21 +103,12 @@ struct RunOutcome {
   std::vector<Finding> findings;
 };
 
-// One load or store of a buffer or of shared memory, as a recording run logs it: by address
-// (single_block::accesses_from() names the elements).
-struct Logged {
-  std::uint32_t thread = 0;
-  bool write = false, shared = false;
-  std::uintptr_t address = 0;
-  std::uint64_t value_bits = 0;
-  std::uint32_t level = 0;
-};
+using Logged = single_block::LoggedAccess;  // one access, as a recording run logs it
 
-// Runs `kernel` (the launch of every block: blockIdx tells it which) with `threads` threads per
-// block and `blocks` blocks, one block after another, under `schedule`. `poison` overwrites an
-// element about to be read that holds nothing valid (an unwritten shared element). `log`, if not
-// null, receives every access inside a row of a buffer or in shared memory, in the order they ran.
-// `blocks_reversed`: the last block first. `dynamic`: the memory of `extern __shared__` arrays.
+// Runs `kernel` (the launch of every block: blockIdx tells it which) in `blocks` blocks of `threads`,
+// one block after another (`blocks_reversed`: the last first), under `schedule`. `poison` overwrites
+// an unwritten shared element about to be read. `log`, if not null, receives every access inside a
+// row of a buffer or in shared memory, in the order they ran.
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
                       const std::vector<Buffer>& buffers, std::size_t result_buffer,
                       const std::function<void(void*)>& poison, std::vector<Logged>* log = nullptr,
@@ -145,9 +117,8 @@ RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, uns
 // A schedule's name as the findings give it: the threads' order, and the blocks' if reversed.
 std::string schedule_text(Schedule schedule, bool blocks_reversed);
 
-// Called by Checked<V> before each of its loads and stores; does nothing outside a run. `value`
-// (`size` bytes) is what the access carries: for a load it is read after the checks, which may
-// have put poison there.
+// Called by Checked<V> before each of its loads and stores; does nothing outside a run. `value` is
+// what the access carries: for a load it is read after the checks, which may have put poison there.
 extern bool running;
 void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
 inline void load(const void* where, const void* value, std::size_t size, std::uint32_t level) {
@@ -156,22 +127,19 @@ inline void load(const void* where, const void* value, std::size_t size, std::ui
 inline void store(const void* where, const void* value, std::size_t size, std::uint32_t level) {
   if (running) access(true, where, value, size, level);
 }
-// Called by atomicAdd before its read-add-write: checked and logged as one atomic access, which
-// races with no other atomic access (no thread can come between its read and its write).
+// Called by atomicAdd before its read-add-write: one atomic access, which races with no other.
 void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level);
-// A load of `size` raw bytes of global memory (a 16-byte vector load through __ldg): checked as a
-// load of each element of its buffer that the bytes cover.
+// A 16-byte vector load through __ldg: a load of each element of its buffer that the bytes cover.
 void load_bytes(const void* where, std::size_t size);
 
 // The shim's side: the running thread's indices, and the barrier.
 extern Dim3 thread_idx, block_idx, block_dim, grid_dim;
 void sync_threads(const char* file, int line);
 
-// The warp's side. __syncwarp(mask): the lanes named in `mask` wait for one another, and their
-// accesses before it are ordered before their accesses after it, as __syncthreads() does for a
-// block. Shuffles: every lane named in `mask` must arrive at a shuffle of the same kind and mask;
-// then each receives, through `copy`, the `value` of its source lane. A shuffle waits, but orders
-// no memory access (CUDA promises that only of __syncwarp). __threadfence(): the calling thread's
+// The warp's side. __syncwarp(mask): the lanes of `mask` wait for one another, and their accesses
+// before it are ordered before those after it. Shuffles: every lane of `mask` must arrive at one of
+// the same kind and mask; then each receives, through `copy`, its source lane's `value`. A shuffle
+// orders no memory access (CUDA promises that only of __syncwarp). __threadfence(): the thread's
 // global stores before it are seen by any block that sees its atomics after it.
 enum class ShuffleKind { kIndexed, kUp, kDown, kXor };
 void sync_warp(unsigned mask, const char* file, int line);
@@ -186,22 +154,29 @@ template <typename V> V poison_value() {
   else return V(-559038737);  // 0xdeadbeef
 }
 
-template <typename V> std::string to_text(V v) {
-  return std::to_string(v);
-}
+// A vector of `count` elements with `guard` poison elements either side, its first element
+// `misalignment` elements past a 64-byte boundary: a kernel's vector loads then see the alignment
+// the test chose, not the allocator's.
+template <typename Element>
+struct GuardedBuffer {
+  std::vector<Element> storage;
+  Element* begin = nullptr;
+  GuardedBuffer(std::size_t count, std::size_t guard, std::size_t misalignment, const Element& poison)
+      : storage(guard + 2 * 64 + count + guard, poison) {
+    auto at = reinterpret_cast<std::uintptr_t>(storage.data() + guard);
+    at = (at + 63) / 64 * 64 + misalignment * sizeof(Element);
+    begin = reinterpret_cast<Element*>(at);
+  }
+};
 
 }  // namespace detail
 
-// An element of type V that reports its loads and stores to the emulator, and carries, as
-// reduction::Traced does on the GPU, its dependency level: the additions on the longest path from
-// the input to its value (the steps of the tree are told apart by it):
-//  - the copy constructor loads its source: reduction::Sum takes its operands by value, so
-//    `add(data[i], data[j])` loads data[i] and data[j];
-//  - the copy assignment loads its source and stores its target: `data[i] = ...`;
-//  - the addition adds the values (Sum's wrap-around for integers), max and min take Max's and Min's
-//    (maximum, minimum below), one level deeper than the deeper operand.
-//  - through a `volatile` pointer (09's warp_volatile), the same: volatile orders nothing between threads.
-// A copy between a thread's own variables (on its fiber's stack) is no memory access. The default
+// An element of type V that reports its loads and stores to the emulator and carries, as
+// reduction::Traced does on the GPU, its dependency level (the additions on the longest path from
+// the input to its value). The copy constructor loads its source (Sum takes its operands by value,
+// so `add(data[i], data[j])` loads both); the copy assignment loads its source and stores its
+// target; through a `volatile` pointer the same (volatile orders nothing between threads). A copy
+// between a thread's own variables (on its fiber's stack) is no memory access. The default
 // constructor is trivial, so that a `__shared__` array (thread_local under the shim) needs no call.
 template <typename V>
 struct Checked {
@@ -262,15 +237,20 @@ template <typename V, typename U> struct reduction::Rebind<reduction::emulator::
 namespace reduction::emulator {
 
 namespace detail {
-// atomicAdd on an element: reported once as an atomic access, then read, added to and written with
-// nothing in between (the fibers switch only inside the emulator's calls). Returns the old value,
-// as CUDA's atomicAdd does.
+// atomicAdd on an element: one atomic access, then read, added to and written with nothing in
+// between (the fibers switch only inside the emulator's calls). Returns the old value.
 template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
   if (running) atomic_access(address, &address->value, sizeof(V), address->level);
   const Checked<V> old(address->value, address->level);  // on the thread's own stack: not a memory access
   address->value = Sum{}(old.value, value.value);
   address->level = std::max(old.level, value.level) + 1;
   return old;
+}
+
+// What the runs pass as `poison`: an element about to be read that holds nothing gets the poison.
+template <typename V>
+void poison_element(void* element) {
+  static_cast<Checked<V>*>(element)->value = poison_value<V>();
 }
 }  // namespace detail
 
@@ -297,8 +277,6 @@ struct EmulatedRun {
 
 namespace detail {
 
-// emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
-// null, receives the accesses of the first schedule's run.
 // A grid launch (emulate_grid): `blocks` blocks on one input with one result, which starts at the
 // identity; its tolerance counts `depth` rounded additions.
 struct GridLaunch {
@@ -307,15 +285,15 @@ struct GridLaunch {
   std::size_t depth = 0;
 };
 
+// emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
+// null, receives the accesses of the first schedule's run.
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows,
                           const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses,
                           const GridLaunch* grid = nullptr) {
   using Element = Checked<V>;
   const std::size_t n = input.size() / rows;
-  // Guards wide enough for any index a single-block kernel of these chapters computes
-  // (below 2 x 2048): a read past them would be a read of memory that is not there.
-  const std::size_t guard = 4096;
+  const std::size_t guard = 4096;  // past any index these kernels compute (below 2 x 2048)
   EmulatedRun<V> run;
   // The first finished schedule's results: where they are right, every other schedule must give the
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
@@ -325,31 +303,29 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
   for (std::size_t pass = 0; pass < (grid ? 2 * schedules.size() : schedules.size()); ++pass) {
     const Schedule schedule = schedules[pass % schedules.size()];
     const bool blocks_reversed = pass >= schedules.size();
-    std::vector<Element> data(guard + input.size() + guard, Element(detail::poison_value<V>()));
-    std::vector<Element> result(guard + rows + guard, Element(detail::poison_value<V>()));
-    for (std::size_t i = 0; i < input.size(); ++i) data[guard + i] = Element(input[i]);
-    Element* data_begin = data.data() + guard;
-    Element* result_begin = result.data() + guard;
+    const Element poison(poison_value<V>());
+    GuardedBuffer<Element> data(input.size(), guard, 0, poison), result(rows, guard, 0, poison);
+    for (std::size_t i = 0; i < input.size(); ++i) data.begin[i] = Element(input[i]);
     // A grid's blocks add into the result with atomics: its launcher sets it to the identity first.
-    if (grid) result_begin[0] = Element(Sum::identity<V>());
+    if (grid) result.begin[0] = Element(Sum::identity<V>());
     const std::vector<detail::Buffer> buffers = {
-        {"data", data_begin, input.size(), n, guard, sizeof(Element), grid != nullptr},
-        {"result", result_begin, rows, 1, guard, sizeof(Element), grid != nullptr}};
+        {"data", data.begin, input.size(), n, guard, sizeof(Element), grid != nullptr},
+        {"result", result.begin, rows, 1, guard, sizeof(Element), grid != nullptr}};
     std::vector<detail::Logged> log;
     const bool recording = accesses && run.schedules.empty();
-    const detail::RunOutcome outcome = detail::run_kernel(
-        [&] { kernel(data_begin, n, result_begin); }, threads, grid ? grid->blocks : unsigned(rows), schedule,
-        buffers, 1, [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); },
-        recording ? &log : nullptr, blocks_reversed, grid ? grid->dynamic : detail::DynamicShared{});
+    const detail::RunOutcome outcome =
+        detail::run_kernel([&] { kernel(data.begin, n, result.begin); }, threads, grid ? grid->blocks : unsigned(rows),
+                           schedule, buffers, 1, &poison_element<V>, recording ? &log : nullptr, blocks_reversed,
+                           grid ? grid->dynamic : detail::DynamicShared{});
     if (recording)
-      *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data_begin), n,
-                                              reinterpret_cast<std::uintptr_t>(result_begin), sizeof(Element));
+      *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data.begin), n,
+                                              reinterpret_cast<std::uintptr_t>(result.begin), sizeof(Element));
     run.schedules.push_back(schedule);
     run.blocks_reversed.push_back(blocks_reversed);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
     std::vector<V> values;
     if (outcome.finished) {
-      for (std::size_t row = 0; row < rows; ++row) values.push_back(result_begin[row].value);
+      for (std::size_t row = 0; row < rows; ++row) values.push_back(result.begin[row].value);
       std::size_t wrong = 0, unwritten = 0;
       std::string first_wrong, first_unwritten;
       for (std::size_t row = 0; row < rows; ++row) {
@@ -365,19 +341,18 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
         const long double tol = tolerance(ref, grid ? grid->depth : ceil_log2(n));
         std::string why;
         if (!matches(values[row], ref, tol))
-          why = "is not the sum of the row: its reference is " + detail::to_text(ref.value) +
+          why = "is not the sum of the row: its reference is " + std::to_string(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
         // Not for a grid: its atomics add the blocks' partials in the order the blocks run, so
-        // floating-point sums differ by rounding from one order to another (integers are exact,
-        // so the check against the reference above already holds them to the same value).
+        // floating-point sums differ by rounding from one order to another.
         else if (!grid && !first.empty() && first_right[row] &&
                  std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
           why = "differs from schedule " + std::string(schedule_name(run.schedules.front())) + "'s " +
-                detail::to_text(first[row]) + ": the same kernel on the same input must add in the same order";
+                std::to_string(first[row]) + ": the same kernel on the same input must add in the same order";
         if (first.empty()) first_right.push_back(why.empty());
         if (!why.empty() && wrong++ == 0)
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
-                        detail::to_text(values[row]) + ", which " + why;
+                        std::to_string(values[row]) + ", which " + why;
       }
       const std::string name = schedule_text(schedule, blocks_reversed);
       if (unwritten)
@@ -405,12 +380,10 @@ EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned thre
   return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
 }
 
-// Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as
-// <<<blocks, threads, shared_bytes>>> on `input`, with one result that starts at the identity (as
-// the chapters' launchers clear it), in every order of the threads, the blocks first to last and
-// then last to first; checks the result against the CPU reference within `depth` rounded
-// additions (the chapter's depth()). `dynamic` is the array that REDUCTION_EMULATOR_DYNAMIC_SHARED
-// defined for the kernel's `extern __shared__` declaration, and `shared_bytes` at most its size.
+// The same as a grid, <<<blocks, threads, shared_bytes>>>, with one result that starts at the
+// identity (as the chapters' launchers clear it), the blocks also last to first; the result is
+// checked within `depth` rounded additions (the chapter's depth()). `dynamic`: the array that
+// REDUCTION_EMULATOR_DYNAMIC_SHARED defined for the kernel's `extern __shared__` declaration.
 template <typename V, typename Kernel, std::size_t kCapacity>
 EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
                             std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
@@ -420,8 +393,8 @@ EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned
 }
 
 // Chapters 08 and 09: a reduction in one or more launches, as their launchers make them. The memory
-// that every launch of one run sees: the input; `partials` block partials, unwritten at the start
-// (the scratch); the result, one element; and the one-pass kernel's block counter, at zero.
+// that every launch of one run sees: the input, the block partials (unwritten at the start), the
+// result, and the one-pass kernel's block counter, at zero.
 template <typename V>
 struct PassMemory {
   const Checked<V>* input;
@@ -433,7 +406,7 @@ struct PassMemory {
 };
 
 // One launch, <<<blocks, threads, shared_bytes>>>: `kernel` calls the chapter's kernel with the
-// arguments its launcher passes, taken from the memory.
+// arguments its launcher passes.
 template <typename V>
 struct Pass {
   unsigned blocks = 1, threads = 32;
@@ -455,35 +428,13 @@ struct PassesOptions {
   bool same_bits = false;        // a fixed order of additions: every schedule gives the same bits
   std::size_t misalignment = 0;  // the input starts this many elements past a 64-byte boundary
   std::size_t sum_words = 0;     // how many words sum_words holds; each must end at zero again
-  // false: the caller checks the results itself (09's exact sum: bit for bit, NaN and infinities
-  // included, where the reference's bound says nothing); findings and unwritten results still count.
-  bool check_value = true;
+  bool check_value = true;       // false: the caller checks the results itself (09's exact sum, bit for bit)
 };
 
-namespace detail {
-// A vector of `count` elements with `guard` poison elements either side, its first element
-// `misalignment` elements past a 64-byte boundary: a kernel's vector loads then see the alignment
-// the test chose, not the allocator's.
-template <typename Element>
-struct GuardedBuffer {
-  std::vector<Element> storage;
-  Element* begin = nullptr;
-  GuardedBuffer(std::size_t count, std::size_t guard, std::size_t misalignment, const Element& poison)
-      : storage(guard + 2 * 64 + count + guard, poison) {
-    auto at = reinterpret_cast<std::uintptr_t>(storage.data() + guard);
-    at = (at + 63) / 64 * 64 + misalignment * sizeof(Element);
-    begin = reinterpret_cast<Element*>(at);
-  }
-};
-}  // namespace detail
-
-// Runs `passes` one after another on one fresh copy of the memory, in every order of the threads
-// and with the blocks first to last and then last to first, and checks the answer against the CPU
-// reference within `options.depth` rounded additions. A launch ends with every block done, so each
-// starts with every access of the one before it ordered before its own: races, atomics and fences
-// are checked within a launch. `dynamic`: the kernels' `extern __shared__` memory
-// (REDUCTION_EMULATOR_DYNAMIC_SHARED), each launch's shared_bytes at most its size. Op: the
-// operator the kernels reduce with, and the answer is checked for (Sum, Max, Min).
+// Runs `passes` one after another on one fresh copy of the memory, in every order of the threads,
+// the blocks first to last and then last to first, and checks the answer for Op (Sum, Max, Min)
+// against the CPU reference within `options.depth` rounded additions. A launch ends with every block
+// done, so races, atomics and fences are checked within a launch. `dynamic`: as for emulate_grid().
 template <typename Op = Sum, typename V, std::size_t kCapacity>
 EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pass<V>>& passes,
                               const PassesOptions& options, unsigned char (&dynamic)[kCapacity]) {
@@ -493,7 +444,6 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
   for (const Pass<V>& pass : passes)
     if (pass.shared_bytes > kCapacity) throw std::length_error("emulate_passes: more dynamic shared memory than defined");
   const Element poison(detail::poison_value<V>());
-  const auto poison_element = [](void* element) { static_cast<Element*>(element)->value = detail::poison_value<V>(); };
   EmulatedRun<V> run;
   bool have_first = false, first_right = false;
   V first{};
@@ -522,9 +472,10 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
     bool finished = true;
     for (std::size_t p = 0; p < passes.size() && finished; ++p) {
       const Pass<V>& pass = passes[p];
-      const detail::RunOutcome outcome = detail::run_kernel(
-          [&] { pass.kernel(memory); }, pass.threads, pass.blocks, schedule, buffers, answer_buffer, poison_element,
-          nullptr, blocks_reversed, detail::DynamicShared{dynamic, kCapacity, pass.shared_bytes});
+      const detail::RunOutcome outcome =
+          detail::run_kernel([&] { pass.kernel(memory); }, pass.threads, pass.blocks, schedule, buffers, answer_buffer,
+                             &detail::poison_element<V>, nullptr, blocks_reversed,
+                             detail::DynamicShared{dynamic, kCapacity, pass.shared_bytes});
       for (Finding f : outcome.findings) {
         if (passes.size() > 1)
           f.message = "launch " + std::to_string(p + 1) + " of " + std::to_string(passes.size()) + ": " + f.message;
@@ -563,14 +514,15 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
     if (!options.check_value)
       ;  // the caller's check
     else if (!matches(value, ref, tol))
-      why = "is not the " + std::string(Op::name) + ": its reference is " + detail::to_text(ref.value) +
+      why = "is not the " + std::string(Op::name) + ": its reference is " + std::to_string(ref.value) +
             (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
     else if (options.same_bits && have_first && first_right && std::memcmp(&value, &first, sizeof(V)) != 0)
-      why = "differs from schedule " + detail::schedule_text(run.schedules.front(), false) + "'s " + detail::to_text(first) +
+      why = "differs from schedule " + detail::schedule_text(run.schedules.front(), false) + "'s " +
+            std::to_string(first) +
             ": a fixed order of additions gives the same bits in any order of the threads and blocks";
     if (!why.empty())
       run.findings.push_back({FindingKind::kWrongValue, name,
-                              std::to_string(n) + " elements gave " + detail::to_text(value) + ", which " + why});
+                              std::to_string(n) + " elements gave " + std::to_string(value) + ", which " + why});
     if (counter.begin[0] != 0)
       run.findings.push_back({FindingKind::kWrongValue, name,
                               "blocks_done ends at " + std::to_string(counter.begin[0]) +
@@ -598,17 +550,13 @@ std::string findings_text(const std::vector<Finding>& findings);
 // What one run of a kernel did, and what the emulator found in it.
 struct RecordedRun {
   std::vector<single_block::Access> accesses;
-  std::vector<Finding> findings;  // empty: the run was right (result written and the row's sum,
-                                  // no race, no access out of bounds, every barrier reached)
+  std::vector<Finding> findings;  // empty: the run was right
 };
 
 // Launches `kernel` (a chapter's kernel instantiated with Checked<V>) as <<<1, threads>>> on one
-// row, in the in-order schedule, and returns its accesses as traced.cuh's record() returns the
-// GPU's: each thread's in its own order, sorted by thread; the elements named by their index in the
-// row (data), in shared memory (partial, counted from the lowest shared address touched) or in the
-// result. A race is found in any order of the threads, so one schedule is enough to know whether
-// the kernel is right; the tests (emulator_checks.hpp) try every order. Accesses out of bounds are
-// not in the list: they are findings.
+// row, threads in order, and returns its accesses as traced.cuh's record() returns the GPU's
+// (accesses_from(), block_events.hpp). A race is found in any order of the threads, so one schedule
+// tells whether the kernel is right. Accesses out of bounds are not in the list: they are findings.
 template <typename V, typename Kernel>
 RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned threads) {
   RecordedRun recorded;
@@ -619,11 +567,9 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 }  // namespace reduction::emulator
 
 // The memory of a kernel's `extern __shared__ unsigned char shared_bytes[]`: a block-scope extern
-// declaration names a variable of the enclosing namespace, so the CPU test of the chapter defines
-// it there, `REDUCTION_EMULATOR_DYNAMIC_SHARED(ch06)`, and hands it to emulate_grid(). 48 KiB: what
-// a block may have without opting in on a GPU. With a guard either side (in whichever order the
-// compiler lays them out, one comes first), so that a __shared__ array's overflow never runs on
-// into it unseen.
+// declaration names a variable of the enclosing namespace, so the chapter's CPU test defines it
+// there, `REDUCTION_EMULATOR_DYNAMIC_SHARED(ch06)`. 48 KiB: what a block may have without opting in
+// on a GPU. A guard either side, so that a __shared__ array's overflow never runs into it unseen.
 #define REDUCTION_EMULATOR_DYNAMIC_SHARED(ns)                       \
   namespace ns {                                                    \
   thread_local unsigned char shared_bytes_guard_before[16];         \
@@ -631,11 +577,9 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
   thread_local unsigned char shared_bytes_guard_after[16];          \
   }
 
-// The shim: the CUDA that the kernels of chapters 03 to 07 use, as host C++ for the emulator.
-// __shared__ becomes thread_local: one array for the block (all fibers run on one OS thread), which
-// the blocks use one after another. Not static: `extern static` is no C++, `extern thread_local`
-// is, and a block-scope thread_local array is static all the same. __align__ becomes nothing: the
-// definition above carries the alignment.
+// The shim: the kernels' CUDA as host C++. __shared__ becomes thread_local: one array for the block
+// (all fibers run on one OS thread). Not static: `extern static` is no C++, `extern thread_local` is.
+// __align__ becomes nothing: the definition above carries the alignment.
 #define __global__
 #define __device__
 #define __host__
@@ -682,9 +626,8 @@ struct WarpShuffle {
 #define __shfl_xor_sync \
   ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kXor, __FILE__, __LINE__}
 
-// CUDA's warpSize, and its min() and max() of two numbers, which CUDA declares for every pair of
-// arithmetic types (int with unsigned included: the usual arithmetic conversions pick the type);
-// a host compiler declares none of them, and what nvcc accepts the emulator must accept.
+// CUDA's warpSize, and its min() and max(), which CUDA declares for every pair of arithmetic types
+// (the usual arithmetic conversions pick the type): what nvcc accepts the emulator must accept.
 inline constexpr int warpSize = 32;
 template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
 inline std::common_type_t<A, B> min(A a, B b) {
@@ -699,8 +642,7 @@ inline std::common_type_t<A, B> max(A a, B b) {
 
 namespace reduction::emulator::detail {
 // __ballot_sync(mask, predicate): every lane of the mask learns which lanes' predicates are true.
-// A collective like a shuffle, and as a shuffle it orders no memory access: here one indexed
-// shuffle per lane of the mask, each lane's bit from that lane.
+// Here one indexed shuffle per lane of the mask (like a shuffle, it orders no memory access).
 struct WarpBallot {
   const char* file;
   int line;
@@ -718,8 +660,7 @@ struct WarpBallot {
 }  // namespace reduction::emulator::detail
 #define __ballot_sync ::reduction::emulator::detail::WarpBallot{__FILE__, __LINE__}
 
-// The integer intrinsics: the lowest set bit, counted from 1 (0 for none); leading zeros of 32 bits;
-// a float's bits.
+// The bit intrinsics.
 inline int __ffs(int x) {
   return __builtin_ffs(x);
 }
@@ -732,16 +673,14 @@ inline unsigned __float_as_uint(float x) {
   return bits;
 }
 
-// atomicAdd on an element of global or shared memory: an atomic read-add-write, checked as one
-// (emulator.cpp); returns the old value.
+// atomicAdd on an element of global or shared memory: one atomic access; returns the old value.
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  typename std::common_type<reduction::emulator::Checked<V>>::type value) {
   return reduction::emulator::detail::atomic_add(address, value);
 }
 
-// atomicAdd on a 64-bit integer word (09's exact finish: its words, in global memory, or a checked
-// word in shared memory, whose value comes first), one atomic access.
+// atomicAdd on a 64-bit integer word (09's exact finish), one atomic access.
 inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long value) {
   if (reduction::emulator::detail::running)
     reduction::emulator::detail::atomic_access(address, address, sizeof *address, 0);
@@ -751,7 +690,7 @@ inline unsigned long long atomicAdd(unsigned long long* address, unsigned long l
 }
 
 // atomicInc, as CUDA defines it: the old value back, the new one old + 1, or 0 where old reached
-// `limit`; one atomic access, like atomicAdd.
+// `limit`; one atomic access.
 inline unsigned atomicInc(unsigned* address, unsigned limit) {
   if (reduction::emulator::detail::running)
     reduction::emulator::detail::atomic_access(address, address, sizeof(unsigned), 0);
@@ -761,8 +700,8 @@ inline unsigned atomicInc(unsigned* address, unsigned limit) {
 }
 
 // Loads through the read-only path (__ldg), through L2 only (__ldcg) and as read once (__ldcs): the
-// emulator has no caches, so each is a plain load, checked as one. A 16-byte uint4 load is checked as a load of
-// each element its bytes cover.
+// emulator has no caches, so each is a plain load. A 16-byte uint4 load is checked as a load of each
+// element its bytes cover.
 struct alignas(16) uint4 {
   unsigned x, y, z, w;
 };

@@ -1,6 +1,6 @@
-// The Catch2 checks that chapters 03 to 05 make with the CPU emulator (emulator.hpp): their
-// solution on every size class, and their bug zoo. Included, like emulator.hpp, after every other
-// header and before the kernel headers.
+// The Catch2 checks that the chapters make with the CPU emulator: their solution on every size
+// class, and their bug zoo. Included, like emulator.hpp, after every other header and before the
+// kernel headers.
 #pragma once
 
 #include <algorithm>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/program.hpp"
-#include "emulator/single_block.hpp"
 #include "common/testing/testing.hpp"
+#include "emulator/analysis.hpp"
 #include "emulator/emulator.hpp"
 
 namespace reduction::emulator::testing {
@@ -60,6 +60,17 @@ bool check_verdict(const std::string& what, const EmulatedRun<V>& run) {
   return text.empty();
 }
 
+// The checks of a solution's run: every order of the threads run (`orders`), and the verdict, which
+// names the kernel, its type and n, the launch and the seed.
+template <typename V>
+bool check_solution_run(const std::string& kernel, std::size_t n, const std::string& launch, std::uint64_t seed,
+                        std::size_t orders, const EmulatedRun<V>& run) {
+  CHECK(run.schedules.size() == orders);
+  return check_verdict(kernel + " on the CPU emulator (" + type_name(data_type_of<V>()) + ", n = " + std::to_string(n) +
+                           ", " + launch + ", seed " + std::to_string(seed) + ")",
+                       run);
+}
+
 // The sizes every solution is checked at: one element, the smallest blocks, a warp and either side
 // of it, and either side of the largest block, powers of two and not.
 inline const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 32, 33, 1000, 1024, 2047, 2048};
@@ -70,13 +81,10 @@ inline const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 32, 33, 1000, 1024,
 // exercise would otherwise fail every size the same way).
 template <typename V, typename Kernel>
 bool check_solution(const char* chapter, Kernel kernel, std::size_t n, std::size_t rows, std::uint64_t seed) {
-  const auto input = generate_input<V>(n * rows, seed);
-  const auto run = emulate(kernel, input, single_block::threads_for(n), rows);
-  CHECK(run.schedules.size() == std::size(kSchedules));
-  return check_verdict(std::string(chapter) + "'s kernel on the CPU emulator (" + type_name(data_type_of<V>()) +
-                           ", n = " + std::to_string(n) + ", " + std::to_string(rows) + " row(s), a block of " +
-                           std::to_string(single_block::threads_for(n)) + " threads, seed " + std::to_string(seed) + ")",
-                       run);
+  const unsigned threads = single_block::threads_for(n);
+  return check_solution_run(std::string(chapter) + "'s kernel", n,
+                            std::to_string(rows) + " row(s), a block of " + std::to_string(threads) + " threads", seed,
+                            std::size(kSchedules), emulate(kernel, generate_input<V>(n * rows, seed), threads, rows));
 }
 
 // The sizes and blocks a grid's solution (chapters 06 and 07) is checked at: one element, either
@@ -92,18 +100,15 @@ constexpr std::size_t kLargestBlockSize = 5000;
 
 // `kernel` (a grid kernel for Checked<V>) launched as <<<blocks, threads, threads x sizeof(Checked<V>)>>>
 // on a fresh input of n elements: the sum within `depth` rounded additions in every schedule (the
-// threads' four orders, the blocks first to last and last to first), and no finding. Returns
-// whether it was right, so that a caller can stop at the first size that fails.
+// blocks also last to first), and no finding. Returns whether it was right.
 template <typename V, typename Kernel, std::size_t kCapacity>
 bool check_grid_solution(const char* chapter, Kernel kernel, std::size_t n, std::size_t blocks, unsigned threads,
                          std::size_t depth, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
   const auto input = generate_input<V>(n, seed);
-  const auto run = emulate_grid(kernel, input, unsigned(blocks), threads, threads * sizeof(Checked<V>), depth, dynamic);
-  CHECK(run.schedules.size() == 2 * std::size(kSchedules));
-  return check_verdict(std::string(chapter) + "'s kernel on the CPU emulator (" + type_name(data_type_of<V>()) +
-                           ", n = " + std::to_string(n) + ", " + std::to_string(blocks) + " blocks of " +
-                           std::to_string(threads) + " threads, seed " + std::to_string(seed) + ")",
-                       run);
+  return check_solution_run(
+      std::string(chapter) + "'s kernel", n,
+      std::to_string(blocks) + " blocks of " + std::to_string(threads) + " threads", seed, 2 * std::size(kSchedules),
+      emulate_grid(kernel, input, unsigned(blocks), threads, threads * sizeof(Checked<V>), depth, dynamic));
 }
 
 // The launches of a reduction in words, as a launcher makes them: "<<<3, 32>>> then <<<1, 32>>>".
@@ -116,24 +121,19 @@ template <typename V> std::string launches_text(const std::vector<Pass<V>>& pass
 }
 
 // Chapters 08 and 09: `passes` (the launches the chapter's launcher makes) on a fresh input of n
-// elements: the answer within `options.depth` rounded additions in every schedule (the threads'
-// four orders, the blocks first to last and last to first), and no finding. Returns whether it
-// was right, so that a caller can stop at the first size that fails.
+// elements: the answer within `options.depth` rounded additions in every schedule (the blocks also
+// last to first), and no finding. Returns whether it was right.
 template <typename V, std::size_t kCapacity>
 bool check_passes_solution(const std::string& kernel, const std::vector<Pass<V>>& passes, std::size_t n,
                            const PassesOptions& options, unsigned char (&dynamic)[kCapacity], std::uint64_t seed) {
-  const auto input = generate_input<V>(n, seed);
-  const auto run = emulate_passes(input, passes, options, dynamic);
-  CHECK(run.schedules.size() == 2 * std::size(kSchedules));
-  return check_verdict(kernel + " on the CPU emulator (" + type_name(data_type_of<V>()) + ", n = " +
-                           std::to_string(n) + ", " + launches_text(passes) + ", input " +
-                           std::to_string(options.misalignment) + " elements past a 64-byte boundary, seed " +
-                           std::to_string(seed) + ")",
-                       run);
+  return check_solution_run(
+      kernel, n,
+      launches_text(passes) + ", input " + std::to_string(options.misalignment) + " elements past a 64-byte boundary",
+      seed, 2 * std::size(kSchedules), emulate_passes(generate_input<V>(n, seed), passes, options, dynamic));
 }
 
-// The kinds of finding that a bug list's `caught:` line (instructor/zoo/) asks of the emulator: "emulator:race" gives
-// {"race"}, "emulator:race,wrong_value" both; "emulator" alone, any finding (empty list).
+// The kinds of finding that a bug list's `caught:` line (instructor/zoo/) asks of the emulator:
+// "emulator:race,wrong_value" gives both; "emulator" alone, any finding (empty list).
 inline std::vector<std::string> expected_kinds(const std::string& detectors) {
   std::istringstream words(detectors);
   std::vector<std::string> kinds;

@@ -1,11 +1,8 @@
-// Recording what a single-block kernel (chapters 03 to 05) does on the GPU, from its own source.
-//
-// For --trace and the tests, the chapter's kernel template is instantiated with Traced<V>: an
-// element that carries its value and its dependency level (the additions on the longest path from
-// the input to it), and logs each load and store it takes part in, as the emulator's Checked<V>
-// reports them (emulator.hpp says which operations load and store). A copy between a function's
-// own variables touches no memory and is not logged. Barriers leave no trace (the kernel is not
-// touched): block_events.hpp finds the steps from the accesses.
+// Recording what a single-block kernel (chapters 03 to 05) does on the GPU, from its own source:
+// for --trace and the tests, its kernel template is instantiated with Traced<V>, an element that
+// carries its value and its dependency level and logs each load and store it takes part in, as the
+// emulator's Checked<V> reports them (emulator.hpp). Barriers leave no trace: block_events.hpp finds
+// the steps from the accesses.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,14 +24,7 @@ namespace reduction {
 
 namespace traced {
 
-// One access as the GPU logs it; record() below turns it into a single_block::Access.
-struct LoggedAccess {
-  std::uint32_t thread, order;  // order: the thread's own count of its accesses before this one
-  std::uint32_t write, shared;
-  std::uint64_t address;  // global: the address; shared: the offset in the block's shared memory
-  std::uint64_t value_bits;
-  std::uint32_t level, unused;
-};
+using single_block::LoggedAccess;
 
 struct Log {
   LoggedAccess* accesses;
@@ -46,22 +36,20 @@ struct Log {
 // Where the recorded launch logs, set by record() before it launches (one per translation unit).
 static __device__ Log log_now;
 
+// On the host (record()'s own copies of the elements) it logs nothing.
 template <typename V>
-__device__ void log_access(bool write, const void* where, V value, std::uint32_t level) {
-  const bool shared = __isShared(where);
-  if (!shared && !__isGlobal(where)) return;  // a local copy: no memory access
-  LoggedAccess a;
-  a.thread = threadIdx.x;
-  a.order = log_now.orders[threadIdx.x]++;
-  a.write = write;
-  a.shared = shared;
-  a.address = shared ? std::uint64_t(__cvta_generic_to_shared(where)) : reinterpret_cast<std::uint64_t>(where);
-  a.value_bits = 0;
+__host__ __device__ void log_access(bool write, const volatile void* where, V value, std::uint32_t level) {
+#ifdef __CUDA_ARCH__
+  const void* at = const_cast<const void*>(where);
+  const bool shared = __isShared(at);
+  if (!shared && !__isGlobal(at)) return;  // a local copy: no memory access
+  const std::uint64_t address =
+      shared ? std::uint64_t(__cvta_generic_to_shared(at)) : reinterpret_cast<std::uint64_t>(at);
+  LoggedAccess a{threadIdx.x, log_now.orders[threadIdx.x]++, write, shared, address, 0, level, 0};
   std::memcpy(&a.value_bits, &value, sizeof(V));
-  a.level = level;
-  a.unused = 0;
   const unsigned slot = atomicAdd(log_now.count, 1u);
   if (slot < log_now.capacity) log_now.accesses[slot] = a;
+#endif
 }
 
 }  // namespace traced
@@ -75,19 +63,13 @@ struct Traced {
   Traced() = default;  // no initializer: a __shared__ array of Traced needs a trivial constructor
   __host__ __device__ explicit Traced(V v, std::uint32_t depth = 0) : value(v), level(depth) {}
   __host__ __device__ Traced(const Traced& other) : value(other.value), level(other.level) {
-#ifdef __CUDA_ARCH__
     traced::log_access(false, &other, value, level);
-#endif
   }
   __host__ __device__ Traced& operator=(const Traced& other) {
-#ifdef __CUDA_ARCH__
     traced::log_access(false, &other, other.value, other.level);
-#endif
     value = other.value;
     level = other.level;
-#ifdef __CUDA_ARCH__
     traced::log_access(true, this, value, level);
-#endif
     return *this;
   }
   // By value, as Sum's operands are: `data[i] + data[j]` loads both, and so does `data[i] += data[j]`.
@@ -96,31 +78,22 @@ struct Traced {
   }
   __host__ __device__ Traced& operator+=(const Traced& other) { return *this = *this + other; }
 
-  // What nvcc accepts for a plain T, Traced<T> takes too: `volatile` shared memory (a warp finish
-  // written the old way), a literal or a plain variable where an element goes, and an element read
-  // into a plain variable (logged as a load).
+  // What nvcc accepts for a plain T, Traced<T> takes too: `volatile` shared memory, a literal where
+  // an element goes, and an element read into a plain variable (logged as a load).
   __host__ __device__ Traced(const volatile Traced& other) : value(other.value), level(other.level) {
-#ifdef __CUDA_ARCH__
-    traced::log_access(false, const_cast<const Traced*>(&other), value, level);
-#endif
+    traced::log_access(false, &other, value, level);
   }
   __host__ __device__ Traced& operator=(const volatile Traced& other) { return *this = Traced(other); }
   __host__ __device__ void operator=(const Traced& other) volatile {
-#ifdef __CUDA_ARCH__
     traced::log_access(false, &other, other.value, other.level);
-#endif
     value = other.value;
     level = other.level;
-#ifdef __CUDA_ARCH__
-    traced::log_access(true, const_cast<const Traced*>(this), other.value, other.level);
-#endif
+    traced::log_access(true, this, other.value, other.level);
   }
   template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
   __host__ __device__ Traced(U v) : value(static_cast<V>(v)), level(0) {}
   __host__ __device__ operator V() const {
-#ifdef __CUDA_ARCH__
     traced::log_access(false, this, value, level);
-#endif
     return value;
   }
   template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
@@ -134,9 +107,7 @@ struct Traced {
 };
 
 // Runs `kernel`, a chapter's kernel instantiated with Traced<V>, on one row `input` in a block of
-// `threads`, and returns its accesses: each thread's in its order, the elements named by their
-// index in the input (data), in the shared array (partial, counted from the lowest shared address
-// touched: element 0, which thread 0 owns) or in the result.
+// `threads`, and returns its accesses (accesses_from(), block_events.hpp).
 template <typename V, typename Kernel>
 std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& input, unsigned threads) {
   const std::size_t n = input.size();
