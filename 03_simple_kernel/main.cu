@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis.hpp"
+#include "common/chapter_report.hpp"
 #include "common/gpu.cuh"
 #include "common/program.hpp"
 #include "emulator/analysis.hpp"  // the CPU emulator's face: the block, the rows, the analysis
@@ -74,10 +75,8 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, counted warp by warp, from the kernel's own
-  // source run on row 0 on the CPU emulator (emulator/emulated.cpp; the GPU tests hold that run
-  // against a recording on the GPU), with the trace for --trace: recorded on the GPU where there is
-  // one. If the run finds the kernel wrong, the program says what was found instead.
+  // The analysis: what every thread of row 0 does, from the kernel's own source run on the CPU
+  // emulator, and the trace for --trace, recorded on the GPU where there is one (sb::analyse).
   std::function<std::vector<sb::Access>()> record_on_gpu;
   if (device) record_on_gpu = [&] { return record(&ch03::simple_kernel<Traced<T>>, row0, threads); };
   const std::size_t steps = sb::analyse(report, row0, rows, ch03::notes(n), trace, record_on_gpu);
@@ -155,14 +154,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   const bool verified = correct && !checked.wrong;
   RunResult run{"simple", json_value(first), verified, time.median_ms, gbps, unchecked_reason(ref, tol, depth)};
   if (!ref.exact) run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
-  if (rows > 1) {
-    run.extra.set("rows_wrong", checked.wrong);
-    if (checked.wrong)
-      report.summary() << "FAILED: " << checked.wrong << " of " << rows << " rows differ from their reference; "
-                       << checked.first_wrong << "\n";
-    if (checked.unchecked)
-      report.summary() << checked.unchecked << " rows could not be checked: their error bound says nothing\n";
-  }
+  report_rows(report, run, checked, rows);
   sb::print_timing_note(report.summary(), options.reps, steps, rows);
   report.add_run(run);
   return report.finish();
