@@ -1,6 +1,6 @@
-// What the GPU chapters' programs (03 to 07) say around their lesson, written once: the command
-// line and input of the many-block chapters, the reference, the copy ceiling, and the columns and
-// lines of the report. The allocation, the launches and the timing stay in each main.cu.
+// What the many-block chapters' programs (06, 07) say around their lesson, written once: the
+// command line and the input, the reference, the copy ceiling and the columns of the report. The
+// allocation, the launches and the timing stay in each main.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,19 +14,6 @@
 #include "reference.hpp"
 
 namespace reduction {
-
-// The rows' verdict of a single-block chapter (03 to 05), with more than one row: how many rows
-// differ from their reference, and how many their error bound cannot check.
-template <typename RowsChecked>
-void report_rows(Report& report, RunResult& run, const RowsChecked& checked, std::size_t rows) {
-  if (rows <= 1) return;
-  run.extra.set("rows_wrong", checked.wrong);
-  if (checked.wrong)
-    report.summary() << "FAILED: " << checked.wrong << " of " << rows << " rows differ from their reference; "
-                     << checked.first_wrong << "\n";
-  if (checked.unchecked)
-    report.summary() << checked.unchecked << " rows could not be checked: their error bound says nothing\n";
-}
 
 // The command line's facts for a chapter of many blocks (06, 07) and its kernels: --block, since
 // the number of blocks follows from n and the block size is ours to choose.
