@@ -111,11 +111,8 @@ TEMPLATE_TEST_CASE("random inputs agree with an independent computation", "[chap
           (gamma_bound<T>(n) * (1 + gamma_bound<long double>(n)) + gamma_bound<long double>(n)) * std::fabs(wide_product));
 }
 
-// --op product draws factors near 1, whose product still drifts to zero: past about 5M of them a
-// float product vanishes below the smallest normal float and stalls among the subnormals (7e-44
-// where the exact product is 1e-61), and the program said "FAILED: a result differs" for 39 seeds
-// of 40 at 2^23. The bound now covers gradual underflow (common/reference.hpp): the loop is never
-// called wrong, and a wrong result still is. 5M, 6M and 2^23 factors, a new seed each run.
+// --op product draws factors near 1, whose float product still vanishes below the smallest normal
+// float past about 5M of them; the bound covers that gradual underflow (common/reference.hpp).
 TEST_CASE("the product of millions of factors near 1 is never failed falsely, and a wrong one is", "[chapter01]") {
   using T = float;
   const auto seed = testing::fresh_seed();

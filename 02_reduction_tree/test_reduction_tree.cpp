@@ -20,30 +20,21 @@ TEST_CASE("the example tree: 3 1 7 0 4 1 6 3 reduces to 25 in three steps", "[ch
   CHECK(ch02::tree_reduce<Max>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3}) == 7);
 }
 
-TEST_CASE("the model for n = 1024", "[chapter02]") {
-  const auto m = ch02::tree_model(1024);
-  CHECK(m.work == 1023);
-  CHECK(m.steps == 10);
-  CHECK(m.peak_parallelism == 512);
-  CHECK(std::fabs(m.average_parallelism - 102.3) < 1e-12);
-  CHECK(std::fabs(m.ideal_speedup - 102.4) < 1e-12);
-}
-
-TEST_CASE("the model for n not a power of two, and the smallest n", "[chapter02]") {
-  auto m = ch02::tree_model(1000);
-  CHECK(m.work == 999);
-  CHECK(m.steps == 10);
-  CHECK(m.peak_parallelism == 500);
-  CHECK(std::fabs(m.average_parallelism - 99.9) < 1e-12);
-  CHECK(std::fabs(m.ideal_speedup - 100.0) < 1e-12);
-  m = ch02::tree_model(5);
-  CHECK(m.work == 4);
-  CHECK(m.steps == 3);
-  CHECK(m.peak_parallelism == 2);
-  m = ch02::tree_model(1);
-  CHECK(m.work == 0);
-  CHECK(m.steps == 0);
-  CHECK(m.peak_parallelism == 0);
+TEST_CASE("the model for n = 1024, for n not a power of two, and for the smallest n", "[chapter02]") {
+  struct Case {
+    std::size_t n, work, steps, peak_parallelism;
+    double average_parallelism, ideal_speedup;
+  };
+  for (const Case& c : {Case{1024, 1023, 10, 512, 102.3, 102.4}, Case{1000, 999, 10, 500, 99.9, 100.0},
+                        Case{5, 4, 3, 2, 4.0 / 3.0, 5.0 / 3.0}, Case{1, 0, 0, 0, 0.0, 1.0}}) {
+    INFO("n = " << c.n);
+    const auto m = ch02::tree_model(c.n);
+    CHECK(m.work == c.work);
+    CHECK(m.steps == c.steps);
+    CHECK(m.peak_parallelism == c.peak_parallelism);
+    CHECK(std::fabs(m.average_parallelism - c.average_parallelism) < 1e-12);
+    CHECK(std::fabs(m.ideal_speedup - c.ideal_speedup) < 1e-12);
+  }
 }
 
 TEST_CASE("trees of odd sizes: the odd element out passes through", "[chapter02]") {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../02_reduction_tree/reduction_tree.hpp"
@@ -36,14 +37,9 @@ sb::Trace<T> trace(const std::vector<T>& x) {
 }
 
 TEST_CASE("the block: n/2 threads rounded up to a power of two; the strides double from 1", "[chapter03]") {
-  CHECK(sb::threads_for(1) == 1);
-  CHECK(sb::threads_for(2) == 1);
-  CHECK(sb::threads_for(3) == 2);
-  CHECK(sb::threads_for(5) == 4);
-  CHECK(sb::threads_for(1000) == 512);
-  CHECK(sb::threads_for(1024) == 512);
-  CHECK(sb::threads_for(1025) == 1024);
-  CHECK(sb::threads_for(2048) == 1024);
+  const std::pair<std::size_t, unsigned> threads_for_n[] = {{1, 1},      {2, 1},      {3, 2},       {5, 4},
+                                                            {1000, 512}, {1024, 512}, {1025, 1024}, {2048, 1024}};
+  for (const auto& [n, threads] : threads_for_n) CHECK(sb::threads_for(n) == threads);
   CHECK(column(counts(1024), &sb::StepCounts::stride) == std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
   CHECK(column(counts(2), &sb::StepCounts::stride) == std::vector<unsigned>{1});
   CHECK(column(counts(1), &sb::StepCounts::stride).empty());  // one element: nothing to add, no step

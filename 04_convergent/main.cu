@@ -74,10 +74,8 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::string no_gpu;
   const std::optional<DeviceInfo> device = open_gpu(report, no_gpu);
 
-  // The analysis: what every thread does at every step, counted warp by warp, from the kernel's own
-  // source run on row 0 on the CPU emulator (emulator/emulated.cpp; the GPU tests hold that run
-  // against a recording on the GPU), with the trace for --trace: recorded on the GPU where there is
-  // one. If the run finds the kernel wrong, the program says what was found instead.
+  // The analysis: what every thread of row 0 does, from the kernel's own source run on the CPU
+  // emulator, and the trace for --trace, recorded on the GPU where there is one (sb::analyse).
   std::function<std::vector<sb::Access>()> record_on_gpu;
   if (device) record_on_gpu = [&] { return record(&ch04::convergent_kernel<Traced<T>>, row0, threads); };
   const std::size_t steps = sb::analyse(report, row0, rows, ch04::notes(n), trace, record_on_gpu);
