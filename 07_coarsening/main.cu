@@ -14,7 +14,6 @@
 
 #include "analysis.cuh"  // the factors' table, and with a GPU their registers and resident blocks
 #include "kernels.cuh"
-#include "common/chapter_report.hpp"
 #include "common/gpu.cuh"
 #include "common/program.hpp"
 #include "common/reference.hpp"
@@ -45,8 +44,15 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
 
 int main(int argc, char** argv) {
   // The options: the shared ones (common/program.hpp), with --block, --hot-l2 and --coarse.
-  const ChapterInfo info =
-      multi_block_info("07_coarsening", "thread coarsening: more elements per thread, fewer blocks", kernels<int>());
+  ChapterInfo info;
+  info.name = "07_coarsening";
+  info.title = "thread coarsening: more elements per thread, fewer blocks";
+  info.has_block = true;
+  info.check_block = power_of_two_block(32, 1024);  // the tree halves the block; 1024 threads at most
+  info.default_n = std::size_t(1) << 27;            // 512 MiB of int, ten times an H100's L2: it measures memory
+  info.device_room = device_room;                   // a --n the GPU cannot hold is refused before it is made
+  info.makes_input = [] { return probe_gpu().usable; };  // without a GPU: the reference alone
+  for (const auto& v : kernels<int>()) info.variants.push_back({v.name, v.idea, v.deterministic, v.zoo_of != nullptr});
   Options options;
   CommandLine cli(info, options);
   cli.add_flag("--hot-l2", options.hot_l2,
@@ -70,12 +76,27 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
 
-  // The input: --n random elements of --type, or the file of --input; without a GPU, only the
-  // reference of the random input (common/chapter_report.hpp).
-  return with_input_or_its_seed(info, options, [&](const auto& data, std::size_t n, const std::string& source) {
-    const int status = sum_input(data, n, source, info, options);
-    if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
-    return status;
+  // Without a GPU the random input is not made (512 MiB by default): the analysis needs only its
+  // reference, made a piece at a time. A file is still read and checked, so that its errors are the
+  // same on every machine.
+  if (options.input.empty() && !probe_gpu().usable)
+    return run_guarded(info.name, [&] {
+      return dispatch_type(options.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const int status =
+            sum_input(std::vector<T>(), options.n, "random, seed " + std::to_string(options.seed), info, options);
+        if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
+        return status;
+      });
+    });
+  // The input: --n random elements of --type, or the file of --input. run_guarded turns a failure
+  // into its exit status: 2 for bad input, 3 for a CUDA error.
+  return run_guarded(info.name, [&] {
+    return with_input(info, options, [&](const auto& data, const std::string& source) {
+      const int status = sum_input(data, data.size(), source, info, options);
+      if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
+      return status;
+    });
   });
 }
 
@@ -91,7 +112,12 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
   // The CPU reference: exact for int; for floats each kernel's order of additions sets its own bound.
   // `data` holds the n elements, or nothing where there is no GPU to reduce them (main).
   const Reference<T> ref = data.size() == n ? reference_sum(data.data(), n) : reference_in_pieces<Sum, T>(n, options.seed);
-  report_reference(report, ref);
+  if (ref.exact)
+    report.set_reference(ref, 0);
+  else
+    report.set_reference(json_value(ref.value),
+                         "higher-precision CPU sum; each kernel passes within the error bound "
+                         "of its own summation order (column tolerance)");
 
   // The GPU, found first so that the report names it; the analysis below needs none.
   std::string no_gpu;
@@ -115,7 +141,12 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
   // The ceiling: a device-to-device copy, measured while the memory is still free, of at least
   // 8 x L2 so that it streams from DRAM. A file's data may still be too large for the GPU.
   if (auto why = device_room(input_bytes)) throw InputError(*why);
-  const Ceilings ceilings = measure_ceilings(input_bytes, *device, options);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  Ceilings ceilings;
+  ceilings.copy_bytes = copy_ceiling_bytes(input_bytes, device->l2_bytes, free_bytes);
+  if (ceilings.copy_bytes > 0)
+    ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
   // Device memory (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when it goes):
   // the input, uploaded once (and copied, if it fits in L2, so that each run reads a copy that is
@@ -154,9 +185,18 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
     };
     const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
 
-    const double gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
-    RunResult run{kernel.name, json_value(first), correct, times.median_ms, gbps, unchecked_reason(ref, tol, depth)};
-    add_ceiling_columns(run, ceilings, ref, tol, lowest, highest);
+    RunResult run;
+    run.kernel = kernel.name;
+    run.result = json_value(first);
+    run.correct = correct;
+    run.unchecked = unchecked_reason(ref, tol, depth);
+    run.time_ms = times.median_ms;
+    run.gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
+    run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (!ref.exact) {
+      run.extra.set("tolerance", static_cast<double>(tol));
+      run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
+    }
     run.extra.set("blocks", ch07::block_count(n, block, factors[k]));
     run.extra.set("registers", occupancy[k].registers_per_thread);
     run.extra.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
