@@ -1,8 +1,7 @@
 // Chapter 09 program: the warp-level finish, the unrolled tree, shuffles and `fastest`, each checked
-// and timed beside cub::DeviceReduce in one table (column vs_cub), against the copy and read
-// ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
-// GPU, ceilings and upload, the runs, the comparison with cub, the report. (Size by size, every
-// kernel against cub: benchmark/, on nvbench.)
+// and timed beside cub::DeviceReduce (column vs_cub), against the copy and read ceilings measured
+// in the same run. Read it top to bottom: options, input, reference, analysis, GPU, ceilings and
+// upload, the runs, the comparison with cub, the report.
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
@@ -27,8 +26,8 @@ using namespace reduction;
 
 namespace {
 
-// The kernels --kernel takes: the chapter's registry (harness.cuh). A build for instructors
-// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (instructor/zoo/), which run only by name.
+// The kernels --kernel takes: the registry (harness.cuh), and in a build for instructors
+// (-DREDUCTION_ZOO_KERNELS=ON) the bug zoo's wrong kernels, which run only by name.
 template <typename Op, typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
   auto list = ch09::variants<Op, T>();
@@ -39,7 +38,7 @@ std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
 }
 
 // Everything after the input, for its element type T and the operator Op. `data` holds the n
-// elements, or nothing where there is no GPU to reduce them (main).
+// elements, or nothing where there is no GPU to reduce them.
 template <typename Op, typename T>
 int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Report& report) {
   const std::size_t bytes = n * sizeof(T);
@@ -75,8 +74,10 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     report.text() << "fastest    " << ch09::describe_plan<Op, T>(n) << "\n";
     if (device) {
       const ch09::FastestPlan plan = ch09::fastest_plan<Op, T>(n);
-      if (!plan.single_block) report.text() << "           here: " << ch09::launch_of(plan) << " threads\n";
-      report.fields().set("fastest_plan", ch09::plan_json(plan));
+      if (!plan.single_block)
+        report.text() << "           here: " << plan.grid << " blocks of " << plan.block << " threads\n";
+      const char* path = plan.single_block ? "single_block" : plan.cluster ? "cluster" : plan.tiles ? "tiles" : "grid";
+      report.fields().set("fastest_plan", Json{{"path", path}, {"block", plan.block}, {"grid", plan.grid}});
     }
   }
   if (!skipped.empty())
@@ -85,9 +86,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   report.fields().set("block", block);
   if (!device) return report.finish_without_gpu(no_gpu);
 
-  // The ceilings, measured while the device memory is still free: a device-to-device copy, and a
-  // plain streaming read (common/gpu.cuh), the ceiling of a kernel that only reads. An
-  // input the GPU cannot hold (a file's data, say) is bad input, exit 2.
+  // The copy ceiling, measured while the device memory is still free. An input the GPU cannot hold
+  // (a file's data, say) is bad input, exit 2.
   if (auto why = device_room(bytes)) throw InputError(*why);
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -125,8 +125,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     runs.push_back(std::move(run));
   }
 
-  // The read ceiling: the fastest read of these bytes in this run. A kernel that read faster than the
-  // plain read becomes the ceiling, so that no kernel is above 100 % of it.
+  // The read ceiling: the fastest read of these bytes in this run, so that no kernel is above 100 % of it.
   double read_ceiling = ceilings.read.gbps;
   std::string read_ceiling_by = "the plain read";
   for (const auto& r : runs)
@@ -146,8 +145,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (cub)
     for (auto& r : runs) r.extra.set("vs_cub", cub->time_ms / r.time_ms);
 
-  // The report: the runs, the ceilings, the rotation of copies, and how close fastest came to the
-  // read ceiling and to cub.
+  // The report: the runs, the ceilings, the rotation of copies, and fastest against both ceilings and cub.
   for (const auto& r : runs) report.add_run(r);
   describe_ceilings(report, ceilings);
   if (read_ceiling > ceilings.read.gbps) {
@@ -229,8 +227,7 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
   const OpKind op_kind = *parse_op(op_text);
-  // Everything after the input, for its type and the operator; `n` elements, of which `data` holds
-  // all, or none where there is no GPU to reduce them.
+  // Everything after the input, for its type and the operator.
   const auto rest = [&](const auto& data, std::size_t n, const std::string& source) {
     using T = typename std::decay_t<decltype(data)>::value_type;
     Report report(info, options);
