@@ -146,13 +146,16 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     for (auto& r : runs) r.extra.set("vs_cub", cub->time_ms / r.time_ms);
 
   // The report: the runs, the ceilings, the rotation of copies, and fastest against both ceilings and cub.
+  const auto say = [&](const char* format, auto... values) {  // a line of the summary, printf's way
+    char line[256];
+    std::snprintf(line, sizeof line, format, values...);
+    report.summary() << line;
+  };
   for (const auto& r : runs) report.add_run(r);
   describe_ceilings(report, ceilings);
   if (read_ceiling > ceilings.read.gbps) {
-    char faster[160];
-    std::snprintf(faster, sizeof faster, "           %s read them faster, at %.1f GB/s: that is the read ceiling here\n",
-                  read_ceiling_by.c_str(), read_ceiling);
-    report.summary() << faster;
+    say("           %s read them faster, at %.1f GB/s: that is the read ceiling here\n", read_ceiling_by.c_str(),
+        read_ceiling);
     report.fields().set("plain_read_gbps", ceilings.read.gbps);
     report.fields().set("read_ceiling_gbps", read_ceiling);
   }
@@ -165,15 +168,10 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   const double datasheet_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   if (datasheet_gbps > 0) report.fields().set("datasheet_gbps", datasheet_gbps);
   describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
-  char line[256];
   if (fastest && column_of(*fastest, "pct_of_read") > 0) {
-    std::snprintf(line, sizeof line, "%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"),
-                  read_ceiling_by.c_str());
-    report.summary() << line;
+    say("%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"), read_ceiling_by.c_str());
     if (datasheet_gbps > 0) {
-      std::snprintf(line, sizeof line, ", %.1f %% of the datasheet's %.0f GB/s", 100 * fastest->gbps / datasheet_gbps,
-                    datasheet_gbps);
-      report.summary() << line;
+      say(", %.1f %% of the datasheet's %.0f GB/s", 100 * fastest->gbps / datasheet_gbps, datasheet_gbps);
       report.fields().set("fastest_pct_of_datasheet", 100 * fastest->gbps / datasheet_gbps);
     }
     report.summary() << "\n";
@@ -181,9 +179,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   }
   if (fastest && cub) {
     const double ratio = cub->time_ms / fastest->time_ms;
-    std::snprintf(line, sizeof line, "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n",
-                  ratio, format_time(cub->time_ms).c_str(), format_time(fastest->time_ms).c_str(), options.reps);
-    report.summary() << line;
+    say("fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n", ratio,
+        format_time(cub->time_ms).c_str(), format_time(fastest->time_ms).c_str(), options.reps);
     report.fields().set("fastest_vs_cub", ratio);
   }
   return report.finish();

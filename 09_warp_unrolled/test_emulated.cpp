@@ -89,18 +89,15 @@ Passes<V> fastest_grid_passes(std::size_t n, int block, emu::PassesOptions& opti
   using T = Checked<V>;
   const auto kernel = &ch09::fastest_kernel<Op, T, kWide, kLoads, kOnePass, kChunked>;
   const int grid = ch08::grid_for(n, std::size_t(block) * kLoads * ch09::Lanes<T, kWide>::count, kResident);
-  const unsigned blocks = unsigned(grid), threads = unsigned(block);
   options.partials = std::size_t(grid);
   options.depth = ch09::grid_path_depth<T, kWide>(n, block, grid);
   if (kOnePass)
-    return {{blocks, threads, 0,
+    return {{unsigned(grid), unsigned(block), 0,
              [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
-  if (grid == 1)
-    return {{1, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result, nullptr, nullptr); }}};
-  return {{blocks, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
-          {1, threads, 0, [kernel, grid](const emu::PassMemory<V>& m) {
-             kernel(m.partials, std::size_t(grid), m.result, nullptr, nullptr);
-           }}};
+  const Kernel<V> two_pass = [](const T* input, std::size_t count, T* out) {
+    ch09::fastest_kernel<Op, T, kWide, kLoads, kOnePass, kChunked>(input, count, out, nullptr, nullptr);
+  };
+  return two_passes<V>(two_pass, block, grid, 0);
 }
 
 template <typename V, bool kWide, int kLoads, bool kOnePass, bool kChunked>
@@ -255,7 +252,8 @@ void check_exact(const std::string& what, const std::vector<V>& input, int grid,
 }
 
 // The GPU test's inputs made to break a sum that is not exact (exact_cases.hpp), each scattered among
-// zeros (every third one -0).
+// zeros (every third one -0); then, as the GPU test has it, one block, each thread past 2^14 elements
+// of one window (where a float's double register must go to the shared words first), of both signs.
 TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounded once, bit for bit",
                    "[chapter09][emulator]", float, double) {
   using V = TestType;
@@ -273,16 +271,6 @@ TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounde
       check_exact<V, 64>(what, data, 2, misalignment);
     }
   }
-}
-
-// As the GPU test has it: one block, each thread past 2^14 elements of one window (where a float's
-// double register must go to the shared words first), of both signs, cancelling down to the last bits.
-TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: each thread's register emptied many times",
-                   "[chapter09][emulator]", float, double) {
-  using V = TestType;
-  const auto seed = reduction::testing::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
   std::vector<V> data(32 * ((1 << 14) + 300));
   for (auto& x : data) x = V(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
   check_exact<V, 32>("2^14 + 300 elements a thread, in [0.5, 1), of both signs", data, 1, 0);

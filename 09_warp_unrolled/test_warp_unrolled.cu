@@ -58,7 +58,7 @@ bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-// generate_input<int>'s elements, made on the GPU by the same function: 16 GiB needs no host memory.
+// generate_input<int>'s elements, made on the GPU: 16 GiB needs no host memory.
 __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -128,9 +128,8 @@ TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[
   CHECK(ch09::variants<Max, T>().size() == 4);  // the four that add only are not offered
 }
 
-// Max and min on inputs with a NaN first, in the middle, last or everywhere, -0 beside +0, infinities
-// (testing::special_inputs), at sizes that take each path of fastest (one block; a cluster on Hopper;
-// the grid; the tiles): each variant gives the operator's answer, bits included, on both runs.
+// Max and min on testing::special_inputs (NaN anywhere, -0 beside +0, infinities), at sizes that
+// take each path of fastest: each variant gives the operator's answer, bits included, on both runs.
 TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub on NaN, -0 and +0, infinities", "[chapter09]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
@@ -153,7 +152,7 @@ TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09
   check_registry<Sum>(fresh_input<T>(n + offset, seed), 256, offset);
 }
 
-// Every combination of fastest's knobs, not only FastestChoice's, must be right too.
+// Every combination of fastest's knobs must be right, not only FastestChoice's.
 template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked>
 void check_fastest_knobs() {
   const auto seed = testing::fresh_seed();
@@ -520,7 +519,9 @@ TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 M
 }
 
 // Inputs made to break a sum that is not exact (exact_cases.hpp), each scattered over 2^20 zeros (some
-// of them -0), so that its elements meet in different blocks.
+// of them -0), so that its elements meet in different blocks. Then one block, each thread past 2^14
+// elements of one window (where a float's double register must go to the shared words first), of
+// both signs: the sum cancels down to its last bits.
 TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs made to break it", "[chapter09]", float,
                    double) {
   using T = TestType;
@@ -542,19 +543,10 @@ TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs ma
       CHECK((std::isnan(want) ? std::isnan(got) : same_bits(got, want)));
     }
   }
-}
-
-// One block, each thread past 2^14 elements of one window (where a float's double register must go
-// to the shared words first), of both signs: the sum cancels down to its last bits, compared bit for bit.
-TEMPLATE_TEST_CASE("exact: one block, each thread's register emptied many times", "[chapter09]", float, double) {
-  using T = TestType;
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
   std::vector<T> data(256 * ((1 << 14) + 3000));
   for (auto& x : data) x = T(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
   DeviceBuffer<T> input(data);
-  DeviceScratch scratch;
+  INFO("one block, each thread's register emptied many times");
   const T got = run_once<T>([&](T* result) {
     long long* words = ch09::kept_beside(scratch.get_as<T>(1), 0).sum_words;
     ch09::exact_kernel<T, 256><<<1, 256>>>(input.data(), data.size(), words);
