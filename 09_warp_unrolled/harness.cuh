@@ -99,23 +99,6 @@ struct ReadShape {
 };
 constexpr std::size_t kChunkVectors = 8192;  // 128 KiB
 
-double time_read_gbps(const uint4* data, std::size_t vectors, ReadShape shape, unsigned int* sink, int warmup,
-                      int reps) {
-  const auto kernel = read_ceiling_kernel<4>;
-  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, shape.block, 0));
-  const std::size_t chunk = shape.waves == 0 ? kChunkVectors : 0;
-  const int grid =
-      chunk > 0 ? int((vectors + chunk - 1) / chunk) : std::max(1, per_multiprocessor) * multiprocessors * shape.waves;
-  const reduction::TimingStats t = reduction::time_gpu(warmup, reps, [&](cudaStream_t stream) {
-    kernel<<<grid, shape.block, 0, stream>>>(data, vectors, chunk, sink);
-    CUDA_CHECK_LAUNCH();
-  });
-  return reduction::gigabytes_per_second(double(vectors) * sizeof(uint4), t.median_ms);
-}
-
 }  // namespace detail
 
 // The read ceiling over the `bytes` at `data` (device memory, 16-byte aligned) when they span at
@@ -142,9 +125,17 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
   if (vectors == 0) return ceiling;
   ceiling.bytes = vectors * sizeof(uint4);
   DeviceBuffer<unsigned int> sink(1);
+  const auto kernel = detail::read_ceiling_kernel<4>;
   constexpr detail::ReadShape kShapes[] = {{256, 1}, {512, 1}, {1024, 1}, {1024, 2}, {1024, 0}};
   for (const auto shape : kShapes) {
-    const double gbps = detail::time_read_gbps(words, vectors, shape, sink.data(), warmup, reps);
+    const std::size_t chunk = shape.waves == 0 ? detail::kChunkVectors : 0;
+    const int grid = chunk > 0 ? int((vectors + chunk - 1) / chunk)
+                               : ch08::resident_blocks(kernel, shape.block, 0) * shape.waves;
+    const TimingStats t = time_gpu(warmup, reps, [&](cudaStream_t stream) {
+      kernel<<<grid, shape.block, 0, stream>>>(words, vectors, chunk, sink.data());
+      CUDA_CHECK_LAUNCH();
+    });
+    const double gbps = gigabytes_per_second(double(vectors) * sizeof(uint4), t.median_ms);
     if (gbps > ceiling.gbps) {
       ceiling.gbps = gbps;
       ceiling.shape = std::to_string(shape.block) + " threads x " +

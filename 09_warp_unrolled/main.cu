@@ -161,10 +161,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   }
   if (ceilings.read.gbps > 0) report.fields().set("read_ceiling_by", read_ceiling_by);
   // The datasheet's figure, for comparison: two transfers a clock, on every bit of the bus.
-  int memory_khz = 0, bus_bits = 0, device_number = 0;
-  CUDA_CHECK(cudaGetDevice(&device_number));
-  CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device_number));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_number));
+  const int memory_khz = ch08::device_attribute(cudaDevAttrMemoryClockRate);
+  const int bus_bits = ch08::device_attribute(cudaDevAttrGlobalMemoryBusWidth);
   const double datasheet_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   if (datasheet_gbps > 0) report.fields().set("datasheet_gbps", datasheet_gbps);
   describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
