@@ -129,8 +129,8 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
   constexpr detail::ReadShape kShapes[] = {{256, 1}, {512, 1}, {1024, 1}, {1024, 2}, {1024, 0}};
   for (const auto shape : kShapes) {
     const std::size_t chunk = shape.waves == 0 ? detail::kChunkVectors : 0;
-    const int grid = chunk > 0 ? int((vectors + chunk - 1) / chunk)
-                               : ch08::resident_blocks(kernel, shape.block, 0) * shape.waves;
+    const int grid =
+        chunk > 0 ? int((vectors + chunk - 1) / chunk) : ch08::resident_blocks(kernel, shape.block, 0) * shape.waves;
     const TimingStats t = time_gpu(warmup, reps, [&](cudaStream_t stream) {
       kernel<<<grid, shape.block, 0, stream>>>(words, vectors, chunk, sink.data());
       CUDA_CHECK_LAUNCH();

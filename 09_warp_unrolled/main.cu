@@ -167,7 +167,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (datasheet_gbps > 0) report.fields().set("datasheet_gbps", datasheet_gbps);
   describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
   if (fastest && column_of(*fastest, "pct_of_read") > 0) {
-    say("%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"), read_ceiling_by.c_str());
+    say("%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"),
+        read_ceiling_by.c_str());
     if (datasheet_gbps > 0) {
       say(", %.1f %% of the datasheet's %.0f GB/s", 100 * fastest->gbps / datasheet_gbps, datasheet_gbps);
       report.fields().set("fastest_pct_of_datasheet", 100 * fastest->gbps / datasheet_gbps);

@@ -147,8 +147,8 @@ TEMPLATE_TEST_CASE("chapter 09's shuffle on the CPU emulator: every size, blocks
   using T = Checked<TestType>;
   const auto seed = reduction::testing::fresh_seed();
   for (int block : {32, 64, 1024})
-    if (!check_two_passes<TestType>("chapter 09's shuffle", &ch09::shuffle_kernel<Sum, T>, block, 0,
-                                    ch09::kShuffleTree, seed))
+    if (!check_two_passes<TestType>("chapter 09's shuffle", &ch09::shuffle_kernel<Sum, T>, block, 0, ch09::kShuffleTree,
+                                    seed))
       return;
 }
 

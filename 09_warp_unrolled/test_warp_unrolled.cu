@@ -500,8 +500,8 @@ TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 M
       CHECK_MATCHES(by_gpu_size.back(), ref,
                     tolerance(ref, ch09::grid_path_depth<T, C::kWide>(n, plan.block, plan.grid)));
     }
-    sizes_that_differ += std::any_of(by_gpu_size.begin(), by_gpu_size.end(),
-                                     [&](T x) { return !same_bits(x, by_gpu_size.front()); });
+    sizes_that_differ +=
+        std::any_of(by_gpu_size.begin(), by_gpu_size.end(), [&](T x) { return !same_bits(x, by_gpu_size.front()); });
     const auto reproducible = [&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); };
     const T first = run_once<T>(reproducible);
     CHECK_MATCHES(first, ref, tolerance(ref, ch09::reproducible_depth<Sum, T>(n, 0)));
