@@ -1,6 +1,5 @@
-// cub::DeviceReduce for the program, its tests and the benchmark, compiled once for every operator
-// and type the program offers (harness.cuh declares launch_cub and cub_depth): CUB is the slowest
-// code of the chapter to compile, and a change to the chapter's kernels does not recompile it.
+// cub::DeviceReduce compiled once for every operator and type the program offers (harness.cuh
+// declares it): CUB is the slowest code to compile, and a change to the kernels does not recompile it.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,5 @@
-// The inputs the tests of `exact` make to break a sum that is not exact, on the GPU
-// (test_warp_unrolled.cu) and on the CPU emulator (test_emulated.cpp): cancellation of the largest
-// values, magnitudes from the smallest subnormal to the largest finite value, ties and just past
-// them, every sign, infinities and NaN. Each test scatters a case among zeros.
+// The inputs the tests of `exact` make to break a sum that is not exact, on the GPU and on the CPU
+// emulator, each with what it tests; the last, every exponent, is drawn from rng.
 #pragma once
 
 #include <cmath>
@@ -14,7 +12,6 @@
 
 namespace ch09 {
 
-// The cases, each with what it tests; the last, every exponent, is drawn from rng.
 template <typename T>
 std::vector<std::pair<std::string, std::vector<T>>> exact_breaking_cases(std::mt19937_64& rng) {
   using L = std::numeric_limits<T>;

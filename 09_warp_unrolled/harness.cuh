@@ -1,14 +1,7 @@
-// Chapter 09's harness beside main.cu: the registry of its kernels, variants<Op, T>(), listed once
-// for the program, its tests and the benchmark; the read that sets its second ceiling; and what the
-// program explains before its runs (with or without a GPU): where the tree steps of the kernels
-// that run take place for the block size, and the plan `fastest` picks for n.
-//
-// The kernels are in solution/, a header for each idea, in the order of the lesson:
-// warp_finish.cuh (warp_volatile, warp_syncwarp), unrolled.cuh, shuffle.cuh; for fastest,
-// fastest.cuh (its grid and tile paths) and fastest_small.cuh (the knobs the measurements picked,
-// its single-block path, and the launcher that picks a path); same_bits.cuh (reproducible, exact);
-// cub_reduce.cuh, compiled once in cub_launch.cu.
-// Every one reduces input[0, n) into result[0] through the launcher shape of chapters 06 to 09.
+// Chapter 09's harness beside main.cu: the registry of its kernels (solution/), variants<Op, T>(),
+// listed once for the program, its tests and the benchmark; the read that sets its second ceiling;
+// and what the program explains before its runs, with or without a GPU: where the tree steps of
+// the kernels that run take place, and the plan `fastest` picks for n.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,11 +31,8 @@ void launch_cub(const T* input, std::size_t n, T* result, int block, reduction::
                 cudaStream_t stream);
 std::size_t cub_depth(std::size_t n, int block);  // the bound of CUB's order of additions
 
-// The registry. warp_volatile, warp_syncwarp, unrolled and exact add (sum only); shuffle, fastest,
-// reproducible and cub take any operator of common/ops.hpp whose identity they start from (sum, max, min).
-// The smallest block each takes (the last field, 32 where left out): `unrolled` goes down to one
-// thread; warp_volatile, warp_syncwarp and shuffle reduce whole warps (shuffles name all 32 lanes,
-// the warp finishes read 32 lanes' slots); fastest, reproducible, exact and cub choose their own block.
+// The registry. warp_volatile, warp_syncwarp, unrolled and exact only add. The last field is the
+// smallest block each takes (32 where left out: whole warps); those that choose their own block, 1.
 template <typename Op, typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> list;
@@ -71,16 +61,13 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return list;
 }
 
-// The second ceiling: a plain streaming read of the bytes the kernels read. DRAM serves reads alone
-// faster than a copy's mix of reads and writes, so the best reductions pass 100 % of the copy
-// ceiling; 09 holds them against this one too. Each thread XORs what it reads into a register and
-// stores it only if it equals one particular value: a store the compiler cannot prove dead keeps
-// every load alive, and in practice nothing is written.
+// The second ceiling: a plain streaming read of the bytes the kernels read (README, "The read
+// ceiling"). Each thread XORs what it reads into a register and stores it only if it equals one
+// particular value: a store the compiler cannot prove dead keeps every load alive.
 namespace detail {
 
 // `chunk` 0: the grid strides over all the vectors; else block b reads vectors [b chunk, (b + 1)
-// chunk), its threads striding by blockDim.x (many blocks, each its own chunk, as fastest does
-// with a large input).
+// chunk), as fastest's tiles do.
 template <int kLoadsInFlight>
 __global__ void read_ceiling_kernel(const uint4* __restrict__ data, std::size_t vectors, std::size_t chunk,
                                     unsigned int* sink) {
@@ -112,31 +99,11 @@ struct ReadShape {
 };
 constexpr std::size_t kChunkVectors = 8192;  // 128 KiB
 
-template <int kLoadsInFlight>
-double time_read_gbps(const uint4* data, std::size_t vectors, ReadShape shape, unsigned int* sink, int warmup,
-                      int reps) {
-  const auto kernel = read_ceiling_kernel<kLoadsInFlight>;
-  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, shape.block, 0));
-  const std::size_t chunk = shape.waves == 0 ? kChunkVectors : 0;
-  const int grid =
-      chunk > 0 ? int((vectors + chunk - 1) / chunk) : std::max(1, per_multiprocessor) * multiprocessors * shape.waves;
-  const reduction::TimingStats t = reduction::time_gpu(warmup, reps, [&](cudaStream_t stream) {
-    kernel<<<grid, shape.block, 0, stream>>>(data, vectors, chunk, sink);
-    CUDA_CHECK_LAUNCH();
-  });
-  return reduction::gigabytes_per_second(double(vectors) * sizeof(uint4), t.median_ms);
-}
-
 }  // namespace detail
 
-// Measures the read ceiling over the `bytes` at `data` (device memory, 16-byte aligned) when they
-// span at least eight times the L2, so that every run streams from DRAM; a smaller input would be
-// read from L2, so then a buffer of its own, eight times the L2 (at most 2 GiB and half of the
-// free memory), is read instead. The best of a few launch shapes is kept; a kernel that reads
-// faster still sets the ceiling instead (main.cu, run_sizes): no kernel is above 100 % of it.
+// The read ceiling over the `bytes` at `data` (device memory, 16-byte aligned) when they span at
+// least eight times the L2, so that every run streams from DRAM; else over a buffer of its own, eight
+// times the L2 (at most 2 GiB and half of the free memory). The best of a few launch shapes is kept.
 inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t bytes, std::size_t l2_bytes,
                                                    int warmup, int reps) {
   using namespace reduction;
@@ -158,9 +125,17 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
   if (vectors == 0) return ceiling;
   ceiling.bytes = vectors * sizeof(uint4);
   DeviceBuffer<unsigned int> sink(1);
+  const auto kernel = detail::read_ceiling_kernel<4>;
   constexpr detail::ReadShape kShapes[] = {{256, 1}, {512, 1}, {1024, 1}, {1024, 2}, {1024, 0}};
   for (const auto shape : kShapes) {
-    const double gbps = detail::time_read_gbps<4>(words, vectors, shape, sink.data(), warmup, reps);
+    const std::size_t chunk = shape.waves == 0 ? detail::kChunkVectors : 0;
+    const int grid =
+        chunk > 0 ? int((vectors + chunk - 1) / chunk) : ch08::resident_blocks(kernel, shape.block, 0) * shape.waves;
+    const TimingStats t = time_gpu(warmup, reps, [&](cudaStream_t stream) {
+      kernel<<<grid, shape.block, 0, stream>>>(words, vectors, chunk, sink.data());
+      CUDA_CHECK_LAUNCH();
+    });
+    const double gbps = gigabytes_per_second(double(vectors) * sizeof(uint4), t.median_ms);
     if (gbps > ceiling.gbps) {
       ceiling.gbps = gbps;
       ceiling.shape = std::to_string(shape.block) + " threads x " +
@@ -172,7 +147,6 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
   return ceiling;
 }
 
-// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
 #ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it
 constexpr bool unfinished = true;
 #else
@@ -222,9 +196,8 @@ inline void describe_trees(std::ostream& text, int block, const std::vector<std:
          << (own.size() == 1 ? " chooses its own block" : " choose their own blocks") << "\n";
 }
 
-// fastest's plan for n, in words. The grid path's grid depends on the GPU (its multiprocessors and
-// how many blocks fit on each), so here it is only the rule; with a GPU, fastest_plan() gives it.
-// The tile path's grid follows from n alone.
+// fastest's plan for n, in words. The grid path's grid depends on the GPU, so here it is only the
+// rule; with a GPU, fastest_plan() gives it.
 template <typename Op, typename T> std::string describe_plan(std::size_t n) {
   using C = FastestChoice;
   if (const int threads = single_block_threads<T>(n))
@@ -254,18 +227,6 @@ template <typename Op, typename T> std::string describe_plan(std::size_t n) {
   return cluster + "the grid path: blocks of " + std::to_string(C::kMidBlock) + " threads, one round of loads each, while " +
          std::to_string(C::kMidBlocksPerMultiprocessor) + " a multiprocessor\n           suffice, else " +
          std::to_string(C::kBlock) + " threads, one wave;\n           the last block to finish adds the blocks' results";
-}
-
-// "528 blocks of 1024", or "1 block of 64": a plan's launch.
-inline std::string launch_of(const FastestPlan& plan) {
-  return (plan.single_block ? "1 block of " : std::to_string(plan.grid) + " blocks of ") + std::to_string(plan.block);
-}
-
-// A plan in the report's JSON (fastest_plan, and the --sizes rows).
-inline reduction::Json plan_json(const FastestPlan& plan) {
-  return {{"path", plan.single_block ? "single_block" : plan.cluster ? "cluster" : plan.tiles ? "tiles" : "grid"},
-          {"block", plan.block},
-          {"grid", plan.grid}};
 }
 
 }  // namespace ch09

@@ -1,8 +1,7 @@
 // Chapter 09 program: the warp-level finish, the unrolled tree, shuffles and `fastest`, each checked
-// and timed beside cub::DeviceReduce in one table (column vs_cub), against the copy and read
-// ceilings measured in the same run. Read it top to bottom: options, input, reference, analysis,
-// GPU, ceilings and upload, the runs, the comparison with cub, the report. (Size by size, every
-// kernel against cub: benchmark/, on nvbench.)
+// and timed beside cub::DeviceReduce (column vs_cub), against the copy and read ceilings measured
+// in the same run. Read it top to bottom: options, input, reference, analysis, GPU, ceilings and
+// upload, the runs, the comparison with cub, the report.
 //   09_warp_unrolled [--kernel K,...] [--op sum|max|min] [--type int|float|double] [--n N] [--block B]
 //                    [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
@@ -27,8 +26,8 @@ using namespace reduction;
 
 namespace {
 
-// The kernels --kernel takes: the chapter's registry (harness.cuh). A build for instructors
-// (cmake -DREDUCTION_ZOO_KERNELS=ON) adds the bug zoo's wrong kernels (instructor/zoo/), which run only by name.
+// The kernels --kernel takes: the registry (harness.cuh), and in a build for instructors
+// (-DREDUCTION_ZOO_KERNELS=ON) the bug zoo's wrong kernels, which run only by name.
 template <typename Op, typename T>
 std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
   auto list = ch09::variants<Op, T>();
@@ -39,7 +38,7 @@ std::vector<Variant<MultiBlockLaunch<T>>> kernels() {
 }
 
 // Everything after the input, for its element type T and the operator Op. `data` holds the n
-// elements, or nothing where there is no GPU to reduce them (main).
+// elements, or nothing where there is no GPU to reduce them.
 template <typename Op, typename T>
 int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Report& report) {
   const std::size_t bytes = n * sizeof(T);
@@ -75,8 +74,10 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     report.text() << "fastest    " << ch09::describe_plan<Op, T>(n) << "\n";
     if (device) {
       const ch09::FastestPlan plan = ch09::fastest_plan<Op, T>(n);
-      if (!plan.single_block) report.text() << "           here: " << ch09::launch_of(plan) << " threads\n";
-      report.fields().set("fastest_plan", ch09::plan_json(plan));
+      if (!plan.single_block)
+        report.text() << "           here: " << plan.grid << " blocks of " << plan.block << " threads\n";
+      const char* path = plan.single_block ? "single_block" : plan.cluster ? "cluster" : plan.tiles ? "tiles" : "grid";
+      report.fields().set("fastest_plan", Json{{"path", path}, {"block", plan.block}, {"grid", plan.grid}});
     }
   }
   if (!skipped.empty())
@@ -85,9 +86,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   report.fields().set("block", block);
   if (!device) return report.finish_without_gpu(no_gpu);
 
-  // The ceilings, measured while the device memory is still free: a device-to-device copy, and a
-  // plain streaming read (common/gpu.cuh), the ceiling of a kernel that only reads. An
-  // input the GPU cannot hold (a file's data, say) is bad input, exit 2.
+  // The copy ceiling, measured while the device memory is still free. An input the GPU cannot hold
+  // (a file's data, say) is bad input, exit 2.
   if (auto why = device_room(bytes)) throw InputError(*why);
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -125,8 +125,7 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
     runs.push_back(std::move(run));
   }
 
-  // The read ceiling: the fastest read of these bytes in this run. A kernel that read faster than the
-  // plain read becomes the ceiling, so that no kernel is above 100 % of it.
+  // The read ceiling: the fastest read of these bytes in this run, so that no kernel is above 100 % of it.
   double read_ceiling = ceilings.read.gbps;
   std::string read_ceiling_by = "the plain read";
   for (const auto& r : runs)
@@ -146,36 +145,32 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (cub)
     for (auto& r : runs) r.extra.set("vs_cub", cub->time_ms / r.time_ms);
 
-  // The report: the runs, the ceilings, the rotation of copies, and how close fastest came to the
-  // read ceiling and to cub.
+  // The report: the runs, the ceilings, the rotation of copies, and fastest against both ceilings and cub.
+  const auto say = [&](const char* format, auto... values) {  // a line of the summary, printf's way
+    char line[256];
+    std::snprintf(line, sizeof line, format, values...);
+    report.summary() << line;
+  };
   for (const auto& r : runs) report.add_run(r);
   describe_ceilings(report, ceilings);
   if (read_ceiling > ceilings.read.gbps) {
-    char faster[160];
-    std::snprintf(faster, sizeof faster, "           %s read them faster, at %.1f GB/s: that is the read ceiling here\n",
-                  read_ceiling_by.c_str(), read_ceiling);
-    report.summary() << faster;
+    say("           %s read them faster, at %.1f GB/s: that is the read ceiling here\n", read_ceiling_by.c_str(),
+        read_ceiling);
     report.fields().set("plain_read_gbps", ceilings.read.gbps);
     report.fields().set("read_ceiling_gbps", read_ceiling);
   }
   if (ceilings.read.gbps > 0) report.fields().set("read_ceiling_by", read_ceiling_by);
   // The datasheet's figure, for comparison: two transfers a clock, on every bit of the bus.
-  int memory_khz = 0, bus_bits = 0, device_number = 0;
-  CUDA_CHECK(cudaGetDevice(&device_number));
-  CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device_number));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_number));
+  const int memory_khz = ch08::device_attribute(cudaDevAttrMemoryClockRate);
+  const int bus_bits = ch08::device_attribute(cudaDevAttrGlobalMemoryBusWidth);
   const double datasheet_gbps = 2.0 * memory_khz * 1e3 * (bus_bits / 8) / 1e9;
   if (datasheet_gbps > 0) report.fields().set("datasheet_gbps", datasheet_gbps);
   describe_input_copies(report, rotating.copies(), bytes, device->l2_bytes, options.hot_l2);
-  char line[256];
   if (fastest && column_of(*fastest, "pct_of_read") > 0) {
-    std::snprintf(line, sizeof line, "%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"),
-                  read_ceiling_by.c_str());
-    report.summary() << line;
+    say("%-10s %.1f %% of the read ceiling (%s)", "fastest", column_of(*fastest, "pct_of_read"),
+        read_ceiling_by.c_str());
     if (datasheet_gbps > 0) {
-      std::snprintf(line, sizeof line, ", %.1f %% of the datasheet's %.0f GB/s", 100 * fastest->gbps / datasheet_gbps,
-                    datasheet_gbps);
-      report.summary() << line;
+      say(", %.1f %% of the datasheet's %.0f GB/s", 100 * fastest->gbps / datasheet_gbps, datasheet_gbps);
       report.fields().set("fastest_pct_of_datasheet", 100 * fastest->gbps / datasheet_gbps);
     }
     report.summary() << "\n";
@@ -183,9 +178,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   }
   if (fastest && cub) {
     const double ratio = cub->time_ms / fastest->time_ms;
-    std::snprintf(line, sizeof line, "fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n",
-                  ratio, format_time(cub->time_ms).c_str(), format_time(fastest->time_ms).c_str(), options.reps);
-    report.summary() << line;
+    say("fastest/cub throughput ratio %.3f (cub %s, fastest %s; medians of %d runs each)\n", ratio,
+        format_time(cub->time_ms).c_str(), format_time(fastest->time_ms).c_str(), options.reps);
     report.fields().set("fastest_vs_cub", ratio);
   }
   return report.finish();
@@ -229,8 +223,7 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
   const OpKind op_kind = *parse_op(op_text);
-  // Everything after the input, for its type and the operator; `n` elements, of which `data` holds
-  // all, or none where there is no GPU to reduce them.
+  // Everything after the input, for its type and the operator.
   const auto rest = [&](const auto& data, std::size_t n, const std::string& source) {
     using T = typename std::decay_t<decltype(data)>::value_type;
     Report report(info, options);

@@ -1,11 +1,8 @@
 // CPU tests of chapter 09's kernels themselves, for a student without a GPU: each kernel's own source
-// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, one fiber per
-// thread, the lanes of a warp in adversarial orders, the blocks in both orders: sums, `exact`'s
-// correctly rounded sum bit for bit, and max and min of NaN, -0 and infinities, with no race, no
-// access out of bounds, no read of unwritten memory, every barrier and warp collective reached.
-// warp_volatile, the cautionary example, counts on lock-step warps, which no GPU since Volta
-// promises: the emulator must find its race. fastest's warp_total takes its shuffle path here (its
-// sm_80 warp reductions sit behind __CUDA_ARCH__ >= 800).
+// runs on the CPU emulator (emulator/emulator.hpp) in the launches its launcher makes, the lanes of
+// a warp in adversarial orders, the blocks in both orders: sums, `exact`'s correctly rounded sum bit
+// for bit, and max and min of NaN, -0 and infinities, with no finding. warp_volatile, the cautionary
+// example, must be found racing. (fastest's warp_total takes its shuffle path here.)
 #include <limits>
 #include <random>
 #include <utility>
@@ -66,14 +63,14 @@ bool check_sizes(const std::string& name, Build build, std::size_t misalignment,
   return true;
 }
 
-// A kernel of the two-pass shape, within `depth(n, grid)` additions.
-template <typename V, typename Depth>
-bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, Depth depth,
+// A kernel of the two-pass shape whose block tree has `tree` levels.
+template <typename V>
+bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std::size_t shared_bytes, std::size_t tree,
                       std::uint64_t seed) {
   const auto build = [&](std::size_t n, emu::PassesOptions& options) {
     const int grid = ch08::grid_for(n, block, kResident);
     options.partials = std::size_t(grid);
-    options.depth = depth(n, grid);
+    options.depth = ch08::two_pass_additions(n, block, grid, tree);
     return two_passes<V>(kernel, block, grid, shared_bytes);
   };
   return check_sizes<V>(name + " (block " + std::to_string(block) + ")", build, 0, seed);
@@ -81,10 +78,8 @@ bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std:
 
 template <int kBlock, typename V>
 bool check_unrolled(std::uint64_t seed) {
-  return check_two_passes<V>(
-      "chapter 09's unrolled", &ch09::unrolled_kernel<kBlock, Checked<V>>, kBlock, 0,
-      [](std::size_t n, int grid) { return ch08::two_pass_additions(n, kBlock, grid, reduction::ceil_log2(kBlock)); },
-      seed);
+  return check_two_passes<V>("chapter 09's unrolled", &ch09::unrolled_kernel<kBlock, Checked<V>>, kBlock, 0,
+                             reduction::ceil_log2(kBlock), seed);
 }
 
 // fastest's grid path with the knobs of one configuration, as launch_fastest_grid launches it on a
@@ -94,18 +89,15 @@ Passes<V> fastest_grid_passes(std::size_t n, int block, emu::PassesOptions& opti
   using T = Checked<V>;
   const auto kernel = &ch09::fastest_kernel<Op, T, kWide, kLoads, kOnePass, kChunked>;
   const int grid = ch08::grid_for(n, std::size_t(block) * kLoads * ch09::Lanes<T, kWide>::count, kResident);
-  const unsigned blocks = unsigned(grid), threads = unsigned(block);
   options.partials = std::size_t(grid);
   options.depth = ch09::grid_path_depth<T, kWide>(n, block, grid);
   if (kOnePass)
-    return {{blocks, threads, 0,
+    return {{unsigned(grid), unsigned(block), 0,
              [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, m.result, m.blocks_done); }}};
-  if (grid == 1)
-    return {{1, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result, nullptr, nullptr); }}};
-  return {{blocks, threads, 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.partials, nullptr, nullptr); }},
-          {1, threads, 0, [kernel, grid](const emu::PassMemory<V>& m) {
-             kernel(m.partials, std::size_t(grid), m.result, nullptr, nullptr);
-           }}};
+  const Kernel<V> two_pass = [](const T* input, std::size_t count, T* out) {
+    ch09::fastest_kernel<Op, T, kWide, kLoads, kOnePass, kChunked>(input, count, out, nullptr, nullptr);
+  };
+  return two_passes<V>(two_pass, block, grid, 0);
 }
 
 template <typename V, bool kWide, int kLoads, bool kOnePass, bool kChunked>
@@ -133,11 +125,6 @@ Passes<V> single_block_passes(std::size_t n, emu::PassesOptions& options) {
   return {{1, unsigned(threads), 0, [kernel](const emu::PassMemory<V>& m) { kernel(m.input, m.n, m.result); }}};
 }
 
-template <typename V>
-bool check_single_block(std::size_t misalignment, std::uint64_t seed) {
-  return check_sizes<V>("chapter 09's single_block_kernel", &single_block_passes<Sum, V>, misalignment, seed);
-}
-
 }  // namespace
 
 // Integers must be exact; floating-point sums within the depth the chapter's depth functions count,
@@ -148,13 +135,9 @@ TEMPLATE_TEST_CASE("chapter 09's warp_syncwarp on the CPU emulator: every size, 
   using T = Checked<TestType>;
   const auto seed = reduction::testing::fresh_seed();
   for (int block : {32, 64, 1024}) {
-    const std::size_t slots = ch09::warp_finish_slots(block);
-    if (!check_two_passes<TestType>(
-            "chapter 09's warp_syncwarp", &ch09::warp_syncwarp_kernel<T>, block, slots * sizeof(T),
-            [&](std::size_t n, int grid) {
-              return ch08::two_pass_additions(n, block, grid, reduction::ceil_log2(slots));
-            },
-            seed))
+    const std::size_t slots = ch09::warp_finish_slots(block);  // the tree padded to 64 values
+    if (!check_two_passes<TestType>("chapter 09's warp_syncwarp", &ch09::warp_syncwarp_kernel<T>, block,
+                                    slots * sizeof(T), reduction::ceil_log2(slots), seed))
       return;
   }
 }
@@ -164,10 +147,8 @@ TEMPLATE_TEST_CASE("chapter 09's shuffle on the CPU emulator: every size, blocks
   using T = Checked<TestType>;
   const auto seed = reduction::testing::fresh_seed();
   for (int block : {32, 64, 1024})
-    if (!check_two_passes<TestType>(
-            "chapter 09's shuffle", &ch09::shuffle_kernel<Sum, T>, block, 0,
-            [&](std::size_t n, int grid) { return ch08::two_pass_additions(n, block, grid, ch09::kShuffleTree); },
-            seed))
+    if (!check_two_passes<TestType>("chapter 09's shuffle", &ch09::shuffle_kernel<Sum, T>, block, 0, ch09::kShuffleTree,
+                                    seed))
       return;
 }
 
@@ -179,11 +160,9 @@ TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 3
     check_unrolled<1024, TestType>(seed);
 }
 
-// fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, a block per
-// tile of kRounds rounds of loads, then fold_kernel, one block of fold_threads. (Sums too, here; on the
-// GPU a sum's tiles hand their totals to the words (add_to_words, a GPU-only function):
-// test_warp_unrolled.cu checks that path, test_exact_sum.cpp its arithmetic, and `exact` below the
-// words and words_kernel.)
+// fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, then
+// fold_kernel. (Sums too, here: on the GPU a sum's tiles hand their totals to the words with
+// add_to_words, a GPU-only function; `exact` below checks the words and words_kernel.)
 template <typename Op, typename V, int kRounds>
 Passes<V> tile_passes(std::size_t n, int block, emu::PassesOptions& options) {
   using T = Checked<V>;
@@ -214,7 +193,10 @@ bool check_fastest_tiles(int block, std::size_t misalignment, std::uint64_t seed
 TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the single-block path", "[chapter09][emulator]",
                    std::int32_t, float, double) {
   const auto seed = reduction::testing::fresh_seed();
-  if (check_single_block<TestType>(0, seed)) check_single_block<TestType>(1, seed);
+  for (std::size_t misalignment : {0, 1})
+    if (!check_sizes<TestType>("chapter 09's single_block_kernel", &single_block_passes<Sum, TestType>, misalignment,
+                               seed))
+      return;
 }
 
 TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its knobs and others",
@@ -240,10 +222,8 @@ TEMPLATE_TEST_CASE("chapter 09's fastest on the CPU emulator: the grid path, its
   }
 }
 
-// `exact`, the correctly rounded sum, as launch_exact launches it: exact_kernel, every element into
-// its block's words in shared memory and those into the sum words with atomics, then words_kernel,
-// one warp, rounding them once. Its answer is exact_total's on the CPU (exact_sum.cuh), bit for bit,
-// in every order of the threads and blocks, and the sum words end at zero.
+// `exact` as launch_exact launches it: exact_kernel, then words_kernel. Its answer is exact_total's
+// on the CPU, bit for bit, in every order of the threads and blocks, and the sum words end at zero.
 template <typename V, int kThreads>
 Passes<V> exact_passes(int grid, emu::PassesOptions& options) {
   using T = Checked<V>;
@@ -252,13 +232,6 @@ Passes<V> exact_passes(int grid, emu::PassesOptions& options) {
   return {{unsigned(grid), unsigned(kThreads), 0,
            [](const emu::PassMemory<V>& m) { ch09::exact_kernel<T, kThreads>(m.input, m.n, m.sum_words); }},
           {1, 32, 0, [](const emu::PassMemory<V>& m) { ch09::words_kernel<T>(m.sum_words, m.result); }}};
-}
-
-template <typename V>
-V exact_on_cpu(const std::vector<V>& x) {
-  std::vector<long long> words(ch09::ExactFormat<V>::kWords, 0);
-  for (const V v : x) ch09::exact_add(v, [&](int word, long long piece) { words[std::size_t(word)] += piece; });
-  return ch09::exact_total<V>(words.data());
 }
 
 template <typename V, int kThreads>
@@ -270,7 +243,7 @@ void check_exact(const std::string& what, const std::vector<V>& input, int grid,
                            std::to_string(kThreads) + " threads, then words_kernel; input " +
                            std::to_string(misalignment) + " elements past a 64-byte boundary) on " + what;
   if (!emu::testing::check_verdict(name, run)) return;
-  const V want = exact_on_cpu(input);
+  const V want = ch09::exact_total(input.data(), input.size());
   for (std::size_t s = 0; s < run.results.size(); ++s) {
     INFO(name << ", threads in the order " << emu::detail::schedule_text(run.schedules[s], run.blocks_reversed[s])
               << ": the exact sum rounded once is " << want);
@@ -279,7 +252,8 @@ void check_exact(const std::string& what, const std::vector<V>& input, int grid,
 }
 
 // The GPU test's inputs made to break a sum that is not exact (exact_cases.hpp), each scattered among
-// zeros (every third one -0).
+// zeros (every third one -0); then, as the GPU test has it, one block, each thread past 2^14 elements
+// of one window (where a float's double register must go to the shared words first), of both signs.
 TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounded once, bit for bit",
                    "[chapter09][emulator]", float, double) {
   using V = TestType;
@@ -297,16 +271,6 @@ TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: the exact sum rounde
       check_exact<V, 64>(what, data, 2, misalignment);
     }
   }
-}
-
-// As the GPU test has it: one block, each thread past 2^14 elements of one window (where a float's
-// double register must go to the shared words first), of both signs, cancelling down to the last bits.
-TEMPLATE_TEST_CASE("chapter 09's exact on the CPU emulator: each thread's register emptied many times",
-                   "[chapter09][emulator]", float, double) {
-  using V = TestType;
-  const auto seed = reduction::testing::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
   std::vector<V> data(32 * ((1 << 14) + 300));
   for (auto& x : data) x = V(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
   check_exact<V, 32>("2^14 + 300 elements a thread, in [0.5, 1), of both signs", data, 1, 0);
@@ -355,11 +319,8 @@ TEMPLATE_TEST_CASE("chapter 09's max and min on the CPU emulator: NaN wherever i
     }
 }
 
-// warp_volatile, the cautionary example: between two steps of its warp finish nothing orders one
-// lane's store of slot t + d before another lane's load of it, so it races whatever values a run
-// happens to give. The README and the header say so, and racecheck finds it on a GPU; here the
-// emulator must find it on the CPU, at every size past one warp's worth and in every block size.
-// (Wrong warp code of other kinds, and the emulator's findings on it, are in the bug zoo.)
+// warp_volatile, the cautionary example: nothing orders one lane's store of slot t + d before another
+// lane's load of it, so it races whatever values a run happens to give. The emulator must find it.
 TEST_CASE("chapter 09's warp_volatile on the CPU emulator: a race in its warp finish", "[chapter09][emulator]") {
   using V = std::int32_t;
   using T = Checked<V>;

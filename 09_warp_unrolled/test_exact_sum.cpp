@@ -1,9 +1,7 @@
-// CPU tests of exact_sum.cuh, the arithmetic of fastest's order-free finish for sums: a float or
-// double added as an integer into words (exact_add), and the words rounded to T once
-// (exact_total). On the GPU the tiles do the first with atomicAdd and words_kernel the second with
-// the same functions; here a plain addition stands in for the atomic. The oracles are sums the
-// host computes exactly some other way: IEEE addition of two values (correctly rounded by the
-// standard), integers in wider types, floats in a double, each then rounded once.
+// CPU tests of exact_sum.cuh, the arithmetic of fastest's order-free finish for sums: floats and
+// doubles added as integers into words (exact_add) and rounded once (exact_total, a plain addition
+// in place of the GPU's atomics). The oracles are sums the host computes exactly some other way:
+// IEEE addition of two values, integers in wider types, floats in a double, each rounded once.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,9 +17,7 @@ namespace {
 
 template <typename T>
 T exact_sum(const std::vector<T>& values) {
-  std::vector<long long> words(ch09::ExactFormat<T>::kWords, 0);
-  for (const T x : values) ch09::exact_add(x, [&](int word, long long piece) { words[std::size_t(word)] += piece; });
-  return ch09::exact_total<T>(words.data());
+  return ch09::exact_total(values.data(), values.size());
 }
 
 template <typename T>
@@ -119,8 +115,6 @@ TEMPLATE_TEST_CASE("exact_sum: no rounding between the additions", "[chapter09][
   CHECK(exact_sum<T>({T(1e30), T(1), -T(1e30)}) == T(1));  // cancellation
   CHECK(exact_sum<T>({big, -big, tiny}) == tiny);
   CHECK(exact_sum<T>(std::vector<T>(1000, tiny)) == 1000 * tiny);  // subnormals add exactly
-  CHECK(exact_sum<T>({big, big}) == std::numeric_limits<T>::infinity());
-  CHECK(exact_sum<T>({-big, -big}) == -std::numeric_limits<T>::infinity());
   CHECK(exact_sum<T>({}) == T(0));
   CHECK(exact_sum<T>({T(-0.0), T(0.0)}) == T(0));
   // 2^20 of the largest value and 2^20 of its negative: the words' headroom for carries.

@@ -1,9 +1,9 @@
-// Chapter 09 on the GPU: every variant against the CPU reference, on fresh random inputs, with the
-// result poisoned before each launch; integers exact, floats within the bound of each variant's
-// own order of additions: sums at sizes from 1 to 2^24 - 1 for int, float and double, at every
-// block size each variant takes; max and min, with NaN, -0 and infinities too; inputs that do not
-// start on a 16-byte boundary; every knob of fastest, fastest at the edges of its paths, and from
-// several streams and host threads at once; and 2^32 + 3 ints, made on the GPU.
+// Chapter 09 on the GPU: every variant against the CPU reference, with the result poisoned before
+// each launch; integers exact, floats within the bound of each variant's own order of additions,
+// at sizes from 1 to 2^24 - 1, every block size, max and min with NaN, -0 and infinities, inputs
+// off a 16-byte boundary; every knob and path edge of fastest, several streams and host threads at
+// once; and 2^32 + 3 ints, made on the GPU.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -27,9 +27,6 @@
 using namespace reduction;
 
 namespace {
-
-template <typename T>
-using Registry = std::vector<Variant<MultiBlockLaunch<T>>>;
 
 // One launch on a result slot poisoned with something other than `answer`; returns what the kernel wrote.
 template <typename T, typename Launch>
@@ -61,7 +58,7 @@ bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-// generate_input<int>'s elements, made on the GPU by the same function: 16 GiB needs no host memory.
+// generate_input<int>'s elements, made on the GPU: 16 GiB needs no host memory.
 __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -80,20 +77,21 @@ std::uint64_t streamed_int_sum(std::size_t n, std::uint64_t seed) {
   return sum;
 }
 
-// Every variant of `Op` on `data` at `block`: right, and (floats) the same bits on a second run.
+// Every variant of `Op` on `data` from element `offset` on, at `block`: right, and (floats) the
+// same bits on a second run.
 template <typename Op, typename T>
-void check_registry(const std::vector<T>& data, int block) {
-  const std::size_t n = data.size();
-  const auto ref = reference_reduce<Op>(data.data(), n);
-  DeviceBuffer<T> input(data);
+void check_registry(const std::vector<T>& data, int block, std::size_t offset = 0) {
+  const std::size_t n = data.size() - offset;
+  const auto ref = reference_reduce<Op>(data.data() + offset, n);
+  DeviceBuffer<T> whole(data);
+  const T* input = whole.data() + offset;
   DeviceScratch scratch;
   for (const auto& v : ch09::variants<Op, T>()) {
     if (block < v.min_block) continue;
-    INFO("variant " << v.name << ", op " << Op::name << ", n " << n << ", block " << block);
-    const T first = run_variant(v, input.data(), n, block, scratch, ref.value);
+    INFO("variant " << v.name << ", op " << Op::name << ", n " << n << ", block " << block << ", offset " << offset);
+    const T first = run_variant(v, input, n, block, scratch, ref.value);
     CHECK_MATCHES(first, ref, tolerance(ref, v.depth(n, block)));
-    const T second = run_variant(v, input.data(), n, block, scratch, ref.value);
-    CHECK(same_bits(first, second));
+    CHECK(same_bits(first, run_variant(v, input, n, block, scratch, ref.value)));
   }
 }
 
@@ -130,9 +128,8 @@ TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub take max and min", "[
   CHECK(ch09::variants<Max, T>().size() == 4);  // the four that add only are not offered
 }
 
-// Max and min on inputs with a NaN first, in the middle, last or everywhere, -0 beside +0, infinities
-// (testing::special_inputs), at sizes that take each path of fastest (one block; a cluster on Hopper;
-// the grid; the tiles): each variant gives the operator's answer, bits included, on both runs.
+// Max and min on testing::special_inputs (NaN anywhere, -0 beside +0, infinities), at sizes that
+// take each path of fastest: each variant gives the operator's answer, bits included, on both runs.
 TEMPLATE_TEST_CASE("shuffle, fastest, reproducible and cub on NaN, -0 and +0, infinities", "[chapter09]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
@@ -151,19 +148,11 @@ TEMPLATE_TEST_CASE("inputs that do not start on a 16-byte boundary", "[chapter09
   const std::size_t n = GENERATE(as<std::size_t>{}, 1, 2, 3, 5, 1000, 100001);
   const std::size_t offset = GENERATE(as<std::size_t>{}, 1, 2, 3);
   const auto seed = testing::fresh_seed();
-  INFO("seed " << seed << ", n " << n << ", input starts " << offset << " elements past an aligned address");
-  const auto whole = fresh_input<T>(n + offset, seed);
-  const std::vector<T> data(whole.begin() + offset, whole.end());
-  const auto ref = reference_sum(data.data(), n);
-  DeviceBuffer<T> input(whole);
-  DeviceScratch scratch;
-  for (const auto& v : ch09::variants<Sum, T>()) {
-    INFO("variant " << v.name);
-    CHECK_MATCHES(run_variant(v, input.data() + offset, n, 256, scratch), ref, tolerance(ref, v.depth(n, 256)));
-  }
+  INFO("seed " << seed << ", input starts " << offset << " elements past an aligned address");
+  check_registry<Sum>(fresh_input<T>(n + offset, seed), 256, offset);
 }
 
-// Every combination of fastest's knobs, not only FastestChoice's, must be right too.
+// Every combination of fastest's knobs must be right, not only FastestChoice's.
 template <typename T, bool kWide, int kLoads, bool kOnePass, bool kChunked>
 void check_fastest_knobs() {
   const auto seed = testing::fresh_seed();
@@ -199,34 +188,33 @@ TEMPLATE_TEST_CASE("every knob of fastest", "[chapter09]", std::int32_t, float) 
 }
 
 TEST_CASE("one-pass fastest stays right as its grid changes from launch to launch", "[chapter09]") {
-  // The block counter must be back at zero after every launch, whatever the grid was. Both sizes
-  // take the grid path (a mid-size grid of 256-thread blocks and a larger one), with one scratch,
-  // so one counter; the single-block path in between uses none.
+  // The block counter must be back at zero after every launch, whatever the grid was: a large grid,
+  // the single-block path (no counter) and a mid-size grid of 256-thread blocks, on one scratch, so
+  // one counter. The large grid first, so that the scratch does not grow (and move) after it.
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  const auto small = fresh_input<std::int32_t>(100, seed), mid = fresh_input<std::int32_t>(50001, seed + 1),
-             large = fresh_input<std::int32_t>(1 << 22, seed + 2);
-  const auto small_ref = reference_sum(small.data(), small.size()), mid_ref = reference_sum(mid.data(), mid.size()),
-             large_ref = reference_sum(large.data(), large.size());
-  DeviceBuffer<std::int32_t> small_in(small), mid_in(mid), large_in(large);
-  DeviceScratch scratch;
+  const std::size_t sizes[] = {1 << 22, 100, 50001};
+  std::vector<std::int32_t> sums;
+  std::vector<DeviceBuffer<std::int32_t>> inputs;
+  for (const std::size_t n : sizes) {
+    const auto data = fresh_input<std::int32_t>(n, seed + n);
+    sums.push_back(reference_sum(data.data(), n).value);
+    inputs.emplace_back(data);
+  }
+  REQUIRE_FALSE(ch09::fastest_plan<Sum, std::int32_t>(sizes[2]).single_block);
+  REQUIRE(ch09::fastest_plan<Sum, std::int32_t>(sizes[2]).grid != ch09::fastest_plan<Sum, std::int32_t>(sizes[0]).grid);
   const auto fastest = ch09::variants<Sum, std::int32_t>()[4];
   REQUIRE(std::string(fastest.name) == "fastest");
-  REQUIRE_FALSE(ch09::fastest_plan<Sum, std::int32_t>(mid.size()).single_block);
-  REQUIRE(ch09::fastest_plan<Sum, std::int32_t>(mid.size()).grid !=
-          ch09::fastest_plan<Sum, std::int32_t>(large.size()).grid);
-  // The large grid first, so that the scratch does not grow (and move) after it.
-  for (int round = 0; round < 10; ++round) {
-    const int block = round % 2 ? 1024 : 128;
-    CHECK(run_variant(fastest, large_in.data(), large.size(), block, scratch) == large_ref.value);
-    CHECK(run_variant(fastest, small_in.data(), small.size(), block, scratch) == small_ref.value);
-    CHECK(run_variant(fastest, mid_in.data(), mid.size(), block, scratch) == mid_ref.value);
-  }
+  DeviceScratch scratch;
+  for (int round = 0; round < 10; ++round)
+    for (std::size_t i = 0; i < 3; ++i)
+      CHECK(run_variant(fastest, inputs[i].data(), sizes[i], round % 2 ? 1024 : 128, scratch) == sums[i]);
 }
 
 // Every size at which fastest changes its block or its path, and one either side of it: the
 // single-block path's six block sizes (each thread at most 4 vectors), the step to the grid path,
-// and the step from 256-thread blocks to 1024-thread blocks, at every misalignment of the input.
+// the step from 256-thread blocks to 1024-thread blocks, and the step to the tile path (16 MiB):
+// the plans, and the results at every misalignment of the input, the same bits on a second run.
 template <typename Op, typename T>
 void check_fastest_at(const std::vector<T>& whole, const DeviceBuffer<T>& input, std::size_t offset, std::size_t n,
                       DeviceScratch& scratch) {
@@ -259,28 +247,7 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
   CHECK(std::size_t(mid.grid) == C::kMidBlocksPerMultiprocessor * sms);
   CHECK(large.block == C::kBlock);
   CHECK(std::size_t(large.grid) >= sms);
-  for (std::size_t n : {mid_most, mid_most + 1}) sizes.push_back(n);
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const auto whole = fresh_input<T>(mid_most + 1 + kCount, seed);
-  const DeviceBuffer<T> input(whole);
-  DeviceScratch scratch;
-  for (const std::size_t n : sizes)
-    for (std::size_t offset = 0; offset < kCount; ++offset) {
-      if (n > (1u << 16) && offset > 1) continue;  // the large sizes at two alignments are enough
-      check_fastest_at<Sum>(whole, input, offset, n, scratch);
-      check_fastest_at<Max>(whole, input, offset, n, scratch);
-      check_fastest_at<Min>(whole, input, offset, n, scratch);
-    }
-}
-
-// The step from one wave of 1024-thread blocks to the tile path (FastestChoice::kTilesFromBytes,
-// 16 MiB): the plan on either side, and the results there, at two alignments, the same bits on a
-// second run (check_fastest_at).
-TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter09]", std::int32_t, float, double) {
-  using T = TestType;
-  using C = ch09::FastestChoice;
-  constexpr std::size_t kCount = 16 / sizeof(T);
+  // The tile path, from kTilesFromBytes: one wave of 1024-thread blocks below, a block per tile from there.
   const std::size_t first_tiles = C::kTilesFromBytes / sizeof(T);
   const std::size_t round = std::size_t(C::kBlock) * C::kLoadsInFlight * kCount;
   const int resident = ch08::resident_blocks(
@@ -301,29 +268,27 @@ TEMPLATE_TEST_CASE("fastest where it turns to the tile path (16 MiB)", "[chapter
     CHECK(plan.rounds == (sizeof(T) < 8 ? 1 : 2));
     CHECK(std::size_t(plan.grid) == (first_tiles + tile - 1) / tile);
   }
+  const std::size_t odd = first_tiles + 12345;  // not a whole vector, nor a whole tile
+  for (std::size_t n : {mid_most, mid_most + 1, first_tiles - 1, first_tiles, odd}) sizes.push_back(n);
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  const std::size_t odd = first_tiles + 12345;  // not a whole vector, nor a whole tile
   const auto whole = fresh_input<T>(odd + kCount, seed);
   const DeviceBuffer<T> input(whole);
   DeviceScratch scratch;
-  for (const std::size_t n : {first_tiles - 1, first_tiles, odd})
-    for (const std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+  for (const std::size_t n : sizes)
+    for (std::size_t offset = 0; offset < kCount; ++offset) {
+      if (n > (1u << 16) && offset > 1) continue;  // the large sizes at two alignments are enough
       check_fastest_at<Sum>(whole, input, offset, n, scratch);
       check_fastest_at<Max>(whole, input, offset, n, scratch);
       check_fastest_at<Min>(whole, input, offset, n, scratch);
     }
 }
 
-// The tile path's words (ch09::kept_beside): a sum's tiles add their results to words kept beside
-// the scratch (one for an int sum; a float or double as exact integers in a few, exact_sum.cuh), and
-// the last launch (words_kernel) sets them back to zero for the next call. fastest takes them for
-// every sum (FastestChoice::kExactFloatSums); the same launcher without kToWords ends with the fold,
-// as max and min do, and this test runs sums that way too, so that either finish stays correct.
-// int, float and double sums take turns on one scratch, at sizes that are not whole tiles: a word
-// left over from one call would be added into the next. Then the specials, which the words count
-// apart from the integer: a NaN anywhere gives a NaN, +infinity and -infinity a NaN together and
-// themselves alone.
+// The tile path's words, kept beside the scratch: words_kernel sets them back to zero for the next
+// call. int, float and double sums take turns on one scratch, at sizes that are not whole tiles: a
+// word left over from one call would be added into the next. Float sums also through the fold, as
+// max and min finish, so that either finish stays correct. Then the specials, which the words count
+// apart: a NaN anywhere gives a NaN, +infinity and -infinity a NaN together and themselves alone.
 template <typename T, bool kToWords>
 T tile_sum(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scratch) {
   using C = ch09::FastestChoice;
@@ -347,11 +312,9 @@ void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
   const T first = run_once<T>(launch);
   CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(n, 0)));
   CHECK(same_bits(first, run_once<T>(launch)));
-  if constexpr (!std::is_integral_v<T>) {  // a float or double sum through the words, and through the fold
+  if constexpr (!std::is_integral_v<T>) {  // a float or double sum through the fold too (fastest's is the words)
+    static_assert(ch09::tiles_to_words<Sum, T>(), "fastest's own launch above is the words'");
     const auto plan = ch09::fastest_plan<Sum, T>(n);
-    const T words = tile_sum<T, true>(input, n, scratch);
-    CHECK_MATCHES(words, ref, tolerance(ref, ch09::tile_words_depth<T>(n, plan.block, plan.grid)));
-    CHECK(same_bits(words, tile_sum<T, true>(input, n, scratch)));
     const int fold_block = ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
     const T fold = tile_sum<T, false>(input, n, scratch);
     CHECK_MATCHES(
@@ -393,8 +356,7 @@ TEST_CASE("fastest's tile path: the sum words back at zero after every call, NaN
 }
 
 // fastest from several streams and host threads at once, each call with its own scratch and
-// result, as its launcher asks. (With one block counter for the whole program, as this chapter
-// first had, the grids that ran together counted each other's blocks.)
+// result, as its launcher asks.
 class ConcurrentJob {
  public:
   virtual ~ConcurrentJob() = default;
@@ -453,39 +415,34 @@ TEST_CASE("fastest on several streams and host threads at once", "[chapter09]") 
   jobs.push_back(std::make_unique<Job<Min, std::int32_t>>((1 << 23) + 1, seed + 9, kRounds));
   jobs.push_back(std::make_unique<Job<Sum, float>>(100, seed + 10, kRounds));
 
-  // First from one host thread, a stream per reduction, every round queued before any is waited
-  // for; then from several host threads, each with streams of its own. Twice each: the second
-  // pass, and the other way of running them, must give the same bits.
+  // First from one host thread, every round queued before any is waited for; then from several
+  // host threads. A stream per reduction. Twice each: the second pass, and the other way of running
+  // them, must give the same bits.
+  const auto twice = [&](const std::string& how, const auto& launch_all) {
+    for (int pass = 0; pass < 2; ++pass) {
+      INFO(how << ", pass " << pass);
+      for (auto& job : jobs) job->poison();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      launch_all();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      for (auto& job : jobs) job->check(kRounds);
+    }
+  };
   std::vector<cudaStream_t> streams(jobs.size());
   for (auto& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  for (int pass = 0; pass < 2; ++pass) {
-    INFO("one host thread, pass " << pass);
-    for (auto& job : jobs) job->poison();
-    CUDA_CHECK(cudaDeviceSynchronize());
+  twice("one host thread", [&] {
     for (int round = 0; round < kRounds; ++round)
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j]->launch(round, streams[j]);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    for (auto& job : jobs) job->check(kRounds);
-  }
-  for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
-
-  for (int pass = 0; pass < 2; ++pass) {
-    INFO(kThreads << " host threads, pass " << pass);
-    for (auto& job : jobs) job->poison();
-    CUDA_CHECK(cudaDeviceSynchronize());
+  });
+  twice(std::to_string(kThreads) + " host threads", [&] {
     std::vector<std::exception_ptr> failures(kThreads);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
       threads.emplace_back([&, t] {
-        try {
-          std::vector<std::size_t> mine;
-          for (std::size_t j = t; j < jobs.size(); j += kThreads) mine.push_back(j);
-          std::vector<cudaStream_t> own(mine.size());
-          for (auto& s : own) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        try {  // thread t: jobs t, t + kThreads, ...
           for (int round = 0; round < kRounds; ++round)
-            for (std::size_t k = 0; k < mine.size(); ++k) jobs[mine[k]]->launch(round, own[k]);
-          for (auto& s : own) CUDA_CHECK(cudaStreamSynchronize(s));
-          for (auto& s : own) CUDA_CHECK(cudaStreamDestroy(s));
+            for (std::size_t j = t; j < jobs.size(); j += kThreads) jobs[j]->launch(round, streams[j]);
+          for (std::size_t j = t; j < jobs.size(); j += kThreads) CUDA_CHECK(cudaStreamSynchronize(streams[j]));
         } catch (...) {
           failures[t] = std::current_exception();
         }
@@ -493,8 +450,8 @@ TEST_CASE("fastest on several streams and host threads at once", "[chapter09]") 
     for (auto& thread : threads) thread.join();
     for (auto& failure : failures)
       if (failure) std::rethrow_exception(failure);
-    for (auto& job : jobs) job->check(kRounds);
-  }
+  });
+  for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 TEMPLATE_TEST_CASE("float results are the same bits run after run", "[chapter09]", float, double) {
@@ -515,11 +472,9 @@ TEMPLATE_TEST_CASE("float results are the same bits run after run", "[chapter09]
   }
 }
 
-// Run to run is not GPU to GPU: fastest's grid path sizes its grid from the multiprocessors, so
-// a GPU of another size adds a float sum's elements in other groups and may round it otherwise.
-// Here the grid is forced to what GPUs of 16 to 144 multiprocessors would launch. reproducible
-// chooses from n alone (its plan takes no GPU), so its bits are those of every GPU: here, the
-// same on every run and, from 16 MiB, fastest's own (the same tile path).
+// Run to run is not GPU to GPU: fastest's grid path sizes its grid from the multiprocessors. Here
+// the grid is forced to what GPUs of 16 to 144 multiprocessors would launch. reproducible chooses
+// from n alone: the same bits on every run and, from 16 MiB, fastest's own (the same tile path).
 TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 MiB, reproducible's do not",
                    "[chapter09]", float, double) {
   using T = TestType;
@@ -545,19 +500,15 @@ TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 M
       CHECK_MATCHES(by_gpu_size.back(), ref,
                     tolerance(ref, ch09::grid_path_depth<T, C::kWide>(n, plan.block, plan.grid)));
     }
-    for (const T x : by_gpu_size)
-      if (!same_bits(x, by_gpu_size.front())) {
-        ++sizes_that_differ;
-        break;
-      }
-    const T first = run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); });
+    sizes_that_differ +=
+        std::any_of(by_gpu_size.begin(), by_gpu_size.end(), [&](T x) { return !same_bits(x, by_gpu_size.front()); });
+    const auto reproducible = [&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); };
+    const T first = run_once<T>(reproducible);
     CHECK_MATCHES(first, ref, tolerance(ref, ch09::reproducible_depth<Sum, T>(n, 0)));
-    for (int run = 0; run < 5; ++run)
-      CHECK(same_bits(first, run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), n, r, 0, scratch, 0); })));
+    for (int run = 0; run < 5; ++run) CHECK(same_bits(first, run_once<T>(reproducible)));
   }
-  // Random floats of mixed signs: three sizes, six grids each, all the same bits would be a
-  // coincidence. (This is the lesson's claim, measured; a failure here means fastest's grid
-  // path no longer depends on the GPU, and the README must say so.)
+  // Three sizes, six grids each, all the same bits would be a coincidence. (The lesson's claim: a
+  // failure means fastest's grid path no longer depends on the GPU, and the README must say so.)
   CHECK(sizes_that_differ > 0);
   // From 16 MiB fastest takes the same tiles, so the same bits.
   const std::size_t large = C::kTilesFromBytes / sizeof(T) + 5;
@@ -567,21 +518,10 @@ TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 M
   CHECK(same_bits(tiles, run_once<T>([&](T* r) { ch09::launch_reproducible<Sum, T>(input.data(), large, r, 0, scratch, 0); })));
 }
 
-// The exact sum of x rounded once, on the CPU: each element into the words, exact_total at the end
-// (exact_sum.cuh; test_exact_sum.cpp checks that arithmetic).
-struct AddToWords {  // a plain addition (no lambda: exact_add is a host and device function)
-  long long* words;
-  REDUCTION_HD void operator()(int w, long long piece) const { words[w] += piece; }
-};
-template <typename T>
-T exact_reference(const std::vector<T>& x) {
-  std::vector<long long> words(ch09::ExactFormat<T>::kWords, 0);
-  for (const T v : x) ch09::exact_add(v, AddToWords{words.data()});
-  return ch09::exact_total<T>(words.data());
-}
-
 // Inputs made to break a sum that is not exact (exact_cases.hpp), each scattered over 2^20 zeros (some
-// of them -0), so that its elements meet in different blocks.
+// of them -0), so that its elements meet in different blocks. Then one block, each thread past 2^14
+// elements of one window (where a float's double register must go to the shared words first), of
+// both signs: the sum cancels down to its last bits.
 TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs made to break it", "[chapter09]", float,
                    double) {
   using T = TestType;
@@ -593,37 +533,27 @@ TEMPLATE_TEST_CASE("exact: the exact sum rounded once, bit for bit, on inputs ma
     std::vector<T> data((1 << 20) + 7, T(0));
     for (std::size_t i = 0; i < data.size(); i += 3) data[i] = -T(0);
     for (const T v : values) data[rng() % data.size()] = v;  // a collision only changes the case
-    const T want = exact_reference(data);
-    INFO(what << ": the exact sum rounded once is " << want);
     DeviceBuffer<T> input(data);
     for (const std::size_t offset : {0, 1}) {  // from a 16-byte boundary, and past it
+      const T want = ch09::exact_total(data.data() + offset, data.size() - offset);
+      INFO(what << ", from element " << offset << ": the exact sum rounded once is " << want);
       const T got = run_once<T>([&](T* r) {
         ch09::launch_exact<Sum, T>(input.data() + offset, data.size() - offset, r, 0, scratch, 0);
       });
-      const T want_here = offset ? exact_reference(std::vector<T>(data.begin() + offset, data.end())) : want;
-      CHECK((std::isnan(want_here) ? std::isnan(got) : same_bits(got, want_here)));
+      CHECK((std::isnan(want) ? std::isnan(got) : same_bits(got, want)));
     }
   }
-}
-
-// One block, each thread past 2^14 elements of one window (where a float's double register must go
-// to the shared words first), of both signs: the sum cancels down to its last bits, compared bit for bit.
-TEMPLATE_TEST_CASE("exact: one block, each thread's register emptied many times", "[chapter09]", float, double) {
-  using T = TestType;
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
   std::vector<T> data(256 * ((1 << 14) + 3000));
   for (auto& x : data) x = T(0.5 + double(rng() >> 11) * 0x1.0p-52) * (rng() % 2 ? 1 : -1);
   DeviceBuffer<T> input(data);
-  DeviceScratch scratch;
+  INFO("one block, each thread's register emptied many times");
   const T got = run_once<T>([&](T* result) {
     long long* words = ch09::kept_beside(scratch.get_as<T>(1), 0).sum_words;
     ch09::exact_kernel<T, 256><<<1, 256>>>(input.data(), data.size(), words);
     ch09::words_kernel<T><<<1, 32>>>(words, result);
     CUDA_CHECK_LAUNCH();
   });
-  CHECK(same_bits(got, exact_reference(data)));
+  CHECK(same_bits(got, ch09::exact_total(data.data(), data.size())));
 }
 
 TEST_CASE("the unrolled dispatch takes exactly the powers of two from 1 to 1024", "[chapter09]") {
@@ -660,16 +590,13 @@ TEST_CASE("every variant on 2^32 + 3 ints, past where a 32-bit index wraps; max 
   }
   const auto wrapped = std::int32_t(std::uint32_t(sum));  // as the GPU's 32-bit adds wrap
   DeviceScratch scratch;
-  for (const auto& v : ch09::variants<Sum, std::int32_t>()) {
-    INFO("variant " << v.name << " (sum)");
-    CHECK(run_variant(v, input.data(), n, 256, scratch) == wrapped);
-  }
-  for (const auto& v : ch09::variants<Max, std::int32_t>()) {
-    INFO("variant " << v.name << " (max)");
-    CHECK(run_variant(v, input.data(), n, 1024, scratch) == 1000);
-  }
-  for (const auto& v : ch09::variants<Min, std::int32_t>()) {
-    INFO("variant " << v.name << " (min)");
-    CHECK(run_variant(v, input.data(), n, 1024, scratch) == -1000);
-  }
+  const auto check_every_variant = [&](auto op, int block, std::int32_t answer) {
+    for (const auto& v : ch09::variants<decltype(op), std::int32_t>()) {
+      INFO("variant " << v.name << " (" << decltype(op)::name << ")");
+      CHECK(run_variant(v, input.data(), n, block, scratch) == answer);
+    }
+  };
+  check_every_variant(Sum{}, 256, wrapped);
+  check_every_variant(Max{}, 1024, 1000);
+  check_every_variant(Min{}, 1024, -1000);
 }

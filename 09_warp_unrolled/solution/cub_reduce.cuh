@@ -1,5 +1,5 @@
-// Chapter 09, step 6: the library ceiling. cub::DeviceReduce in the same process, timed beside
-// fastest on the same input. The program compiles it once, in ../cub_launch.cu.
+// Chapter 09: the library ceiling, cub::DeviceReduce, timed beside fastest on the same input.
+// The program compiles it once, in ../cub_launch.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,11 +20,10 @@ namespace ch09 {
 
 using reduction::DeviceScratch;
 
-// 6. cub: cub::DeviceReduce, the library ceiling, in the same process. CUB picks its own block
-//    size and grid; `block` does not apply. The size of its temporary storage depends only on n
-//    and the device, so it is asked once per n and kept, as a careful caller would. Floating-point
-//    max and min take our operator and identity: cub's own (a < b ? b : a, from the lowest finite
-//    value) lets a NaN's place decide whether it counts, and turns an input of -inf into -FLT_MAX.
+// CUB picks its own block size and grid. The size of its temporary storage depends only on n and
+// the device, so it is asked once per n and kept. Floating-point max and min take our operator and
+// identity: cub's own (a < b ? b : a, from the lowest finite value) lets a NaN's place decide
+// whether it counts, and turns an input of -inf into -FLT_MAX.
 template <typename Op, typename T>
 cudaError_t cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result,
                        cudaStream_t stream) {

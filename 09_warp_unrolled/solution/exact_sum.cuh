@@ -1,29 +1,21 @@
-// Chapter 09, step 5: how fastest's tile path finishes a sum, the same bits on every run without a
-// fold in a fixed order. Integers add exactly, so a sum of integers is the same in any order; that
-// is why 07's atomicAdd gives every int sum the same bits. Floating-point additions round, and the
-// rounding depends on the order. But every float or double is an integer times a power of two: a
-// double is M x 2^(e - 1074) with M below 2^53 and e from 0 to 2045 (e = 0 for subnormals). Written
-// in units of 2^-1074, the smallest subnormal, it is the integer M x 2^e: at most 2098 bits. So the
-// tiles' results can be added as integers, exactly, in whatever order they arrive, and the total
-// rounded to a double once, at the end: the same bits on every run, and the sum of the tiles'
-// results correctly rounded.
+// Chapter 09, step 5: how fastest's tile path finishes a sum, the same bits on every run. Integers
+// add exactly in any order; floating-point additions round. But every double is M x 2^(e - 1074)
+// with M below 2^53 and e from 0 to 2045: in units of 2^-1074, the smallest subnormal, the integer
+// M x 2^e, at most 2098 bits. So the tiles' results are added as integers, exactly, in whatever
+// order they arrive, and the total rounded once at the end.
 //
-// The integer is kept in 64-bit words that each stand for 32 bits of it (word i for bits
-// 32i .. 32i + 31): a tile's M x 2^e touches at most three words (53 bits shifted by up to 31), and
-// each word takes at most a 32-bit piece a tile, so with fewer than 2^31 tiles no word can overflow
-// and no carry needs to move between words while the tiles run. Each piece goes in with one
-// atomicAdd on a 64-bit integer (as 07's atomicAdd, no return value waited for). The words above
-// the top one a value can reach leave room for 2^31 tiles' carries and for the sign. Three more
-// words count the tiles whose result is a NaN, +infinity or -infinity, which have no integer.
+// The integer is kept in 64-bit words that each stand for 32 bits of it: a tile's M x 2^e touches at
+// most three words, each with a 32-bit piece, so with fewer than 2^31 tiles no word overflows and no
+// carry moves while the tiles run. The words above the top one a value can reach leave room for the
+// carries and the sign; three more count the NaNs, +infinities and -infinities.
 //
-// At the end one thread (exact_round, in words_kernel's warp) moves the carries up from word to
-// word, only over the words a value reached, and rounds the integer to T once: the top 64 bits, with
-// a last bit set when any bit below them is set (so ties and halfway cases round as the exact value
-// would), converted with the hardware's round-to-nearest, then scaled by a power of two, which is
-// exact. test_exact_sum.cpp checks all of it on the CPU.
+// At the end one thread (exact_round) moves the carries up and rounds the integer to T once: the top
+// 64 bits, with a last bit set when any bit below them is set (so ties round as the exact value
+// would), converted with round-to-nearest, then scaled by a power of two, which is exact.
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -158,11 +150,18 @@ REDUCTION_HD bool exact_special(const Word* words, T& special) {
   return true;
 }
 
-// All the words (ExactFormat<T>::kWords of them), rounded to T once: the tests' way, one thread
-// looking for the lowest and highest nonzero word (words_kernel has its warp look).
+// The exact sum of x[0, n) rounded once, on the CPU: the tests' reference. Each element goes into
+// the words with a plain addition, and one thread looks for the lowest and highest nonzero word
+// (words_kernel has its warp look).
 template <typename T>
-REDUCTION_HD T exact_total(const long long* words) {
+T exact_total(const T* x, std::size_t n) {
   using F = ExactFormat<T>;
+  struct AddToWords {  // not a lambda: exact_add is a host and device function
+    long long* words;
+    REDUCTION_HD void operator()(int w, long long piece) const { words[w] += piece; }
+  };
+  long long words[F::kWords] = {};
+  for (std::size_t i = 0; i < n; ++i) exact_add(x[i], AddToWords{words});
   T special;
   if (exact_special(words, special)) return special;
   int lowest = 0, highest = F::kValueWords - 1;
@@ -179,11 +178,10 @@ constexpr int kSumWords = ExactFormat<double>::kWords;
 #if defined(__CUDACC__) && !defined(REDUCTION_EMULATOR)  // atomics on device memory: nvcc only
 
 // A tile's total into the words, called by the 32 lanes of the block's first warp, lane 0 holding
-// the total: an int sum wraps around in 32 bits, so lane 0 adds it with one 32-bit atomicAdd on the
-// first word's low half (little-endian), exact in any order; a float or double goes in as its
-// integer, in up to three 64-bit pieces (exact_add), lane k adding the k-th. The three lanes make
-// one atomic instruction, not three one after another: on some H200s three atomics a tile from one
-// thread made the tiles 1.4 to 2 % slower and one did not (README, "An exact finish for sums").
+// the total: an int sum wraps in 32 bits, so lane 0 adds it to the first word's low half
+// (little-endian); a float or double goes in as up to three pieces (exact_add), lane k adding the
+// k-th: one atomic instruction, where three from one thread made the tiles 1.4 to 2 % slower on
+// some H200s.
 template <typename T>
 __device__ void add_to_words(T total, long long* words, unsigned lane) {
   if constexpr (std::is_integral_v<T>) {
@@ -209,10 +207,9 @@ void add_to_words(T total, long long* words, unsigned lane);  // declared, never
 
 #if defined(__CUDACC__) || defined(REDUCTION_EMULATOR)  // a kernel: nvcc, or the CPU emulator's shim
 
-// The tile path's last launch for a sum, one warp: it loads the words (lane l: words l, l + 32,
-// l + 64), sets them back to zero for the next call, finds the lowest and highest nonzero value
-// words with one ballot a row, and lane 0 rounds them to T (exact_round) and writes *result. A
-// dependent launch, like fold_kernel: it waits until the tiles have finished.
+// The tile path's last launch for a sum, one warp: it loads the words, sets them back to zero for
+// the next call, finds the lowest and highest nonzero value words with one ballot a row, and lane 0
+// rounds them to T and writes *result. A dependent launch, like fold_kernel.
 template <typename T>
 __global__ void __launch_bounds__(32) words_kernel(long long* words, T* result) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

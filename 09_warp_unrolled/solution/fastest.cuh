@@ -1,31 +1,10 @@
-// Chapter 09, step 5: fastest. The shuffle kernel, plus what the memory system rewards, and a path
-// for every size. This file holds its paths for large n; fastest_small.cuh the one for small n and
-// FastestChoice, the knobs the measurements picked.
-//
-// Large n, the grid path (fastest_kernel). Each knob is a template argument, so that every
-// combination can be measured (FastestChoice names the winners) and tested:
-//  - kWide: each load moves 16 bytes (4 ints or floats, 2 doubles) in one instruction instead of
-//    one element. A quarter of the load instructions and address calculations for the same bytes.
-//  - kLoadsInFlight: each thread issues that many independent loads before it adds the first.
-//    DRAM answers after hundreds of cycles; loads already on their way overlap that wait.
-//  - kOnePass: instead of a second launch over the block results, the last block to finish adds
-//    them. The second launch cost about a microsecond, a tenth of the time at 2^20. Each block counts
-//    itself done with an atomic on a counter; the one that sees the count reach the grid size knows
-//    every other block's result is written. atomicInc wraps the counter back to 0 at that moment,
-//    so it is ready for the next launch without a reset.
-//  - kChunked: each block streams one contiguous chunk of the input instead of striding over the
-//    whole grid (the layout CUB uses).
-//  - waves (run time): the grid is this many times the resident blocks.
-//
-// Large n, the tile path (tile_kernel, then words_kernel or fold_kernel): one block per tile of
-// one round of loads (1024 threads x 4 x 16 bytes = 64 KiB), as many blocks as tiles, so that the
-// hardware hands the next tile to whichever multiprocessor is free, as in chapter 07. No fence and
-// no counter in the many blocks, and the same bits on every run:
-//  - a sum: each block adds its tile's total to a few integer words with atomicAdd, as 07 adds to
-//    its result. Integers add exactly, in any order, and a float or double is an integer times a
-//    power of two (exact_sum.cuh). A second launch of one warp (words_kernel) rounds them once.
-//  - every other reduction: each block stores its total in its slot, and a second launch of one
-//    block (fold_kernel) takes them in a fixed order, 16 bytes a load.
+// Chapter 09, step 5: fastest, the shuffle kernel plus what the memory system rewards (README,
+// "fastest"): its paths for large n; fastest_small.cuh has those for small n and FastestChoice.
+// The grid path's knobs are template arguments, so that every combination can be measured and
+// tested: kWide (16-byte loads: a quarter of the instructions), kLoadsInFlight, kOnePass (the last
+// block to finish adds the block results: no second launch, which cost about a microsecond, a tenth
+// of the time at 2^20), kChunked (a contiguous chunk a block instead of a grid-stride loop), and at
+// run time the waves of resident blocks. The tile path: tile_kernel, then words_kernel or fold_kernel.
 #pragma once
 
 #ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
@@ -47,9 +26,8 @@
 
 namespace ch09 {
 
-// The unit of one load: 16 bytes when kWide, else one element. Vectors need 16-byte alignment:
-// the elements before the first 16-byte boundary (the head) and after the last whole vector (the
-// tail) are added one by one, by the grid's first threads.
+// The unit of one load: 16 bytes when kWide, else one element. The elements before the first
+// 16-byte boundary (the head) and after the last whole vector (the tail) go one by one.
 template <typename T, bool kWide>
 struct Lanes {
   static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;
@@ -58,10 +36,8 @@ struct Lanes {
   };
 };
 
-// One 16-byte vector through the read-only data path (__ldg, ld.global.nc), as CUB loads. Every
-// byte of the input is read once, but loaded as read once (__ldcs, ld.global.cs: the first to leave
-// L2), the tile path took 2 to 5 % longer after an L2 flush, on an H100 and an H200, and as long
-// back to back (nvbench, 2^27 to 2^30 ints and doubles).
+// One 16-byte vector through the read-only data path (__ldg), as CUB loads. Loaded as read once
+// (__ldcs), the tile path took 2 to 5 % longer after an L2 flush (nvbench, H100 and H200).
 template <typename T>
 __device__ __forceinline__ typename Lanes<T, true>::Vector load_vector(const typename Lanes<T, true>::Vector* address) {
   const uint4 bits = __ldg(reinterpret_cast<const uint4*>(address));
@@ -120,9 +96,8 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
 #pragma unroll
       for (int j = 0; j < kCount; ++j) sum = op(sum, v[k].lane[j]);
   }
-  // The thread's last vectors, fewer than kLoadsInFlight: one round too, not one trip to memory
-  // each. A load past the end reads vector i again (a valid address, already on its way) and its
-  // lanes add the identity. Kept out of the loop above, whose full rounds need no such test.
+  // The thread's last vectors, fewer than kLoadsInFlight: one round too, not one trip each. A load
+  // past the end reads vector i again (a valid address) and adds the identity.
   if constexpr (kLoadsInFlight > 1)
     if (i < end) {
       Vector v[kLoadsInFlight - 1];
@@ -145,8 +120,7 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
   // END EXERCISE
 }
 
-// The last block's first step: every block's result, read through L2 (__ldcg: where the other
-// blocks' stores landed, never a stale L1 line), four loads in flight per thread.
+// The last block's first step: every block's result, read through L2 (__ldcg: never a stale L1 line).
 template <typename Op, typename T>
 __device__ T fold_block_results(const T* block_results, unsigned count) {
   // EXERCISE: each thread adds block_results[threadIdx.x], [threadIdx.x + blockDim.x], ... below
@@ -171,8 +145,7 @@ __device__ T fold_block_results(const T* block_results, unsigned count) {
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, T* result, unsigned int* blocks_done) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // A launch set up to wait for this one (the tile path's fold_kernel) may start now; it waits in
-  // the kernel until this grid has finished. Without such a launch, this does nothing.
+  // A launch set up to wait for this one may start now; it waits until this grid has finished.
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
   // EXERCISE: block_reduce<Op>(wide_partial<...>(input, n)). Two passes: thread 0 writes the block's
@@ -201,12 +174,10 @@ __global__ void fastest_kernel(const T* input, std::size_t n, T* block_results, 
 }
 
 // The tile path's first launch: block b adds tile b, kRounds rounds of kLoadsInFlight 16-byte loads
-// by each of its threads (load_vector), and hands the tile's result on: with kToWords (a
-// sum) into the sum's words (add_to_words), else into its slot for fold_kernel. A whole tile is
-// read the short way: its loads at fixed offsets, no bounds to test, no loop, under half the
-// instructions (ncu, 2^24 ints on an H100: 2.5 million against 5.3 million), so its loads leave
-// that much sooner. The first block (which also adds the head and the tail) and a last, short
-// tile go through wide_partial.
+// a thread, and hands the result on: with kToWords (a sum) into the words, else into its slot. A
+// whole tile is read at fixed offsets, with no bounds to test: under half the instructions (ncu,
+// 2^24 ints on an H100: 2.5 million against 5.3 million). Block 0 (with the head and the tail) and
+// a last, short tile go through wide_partial.
 template <typename Op, typename T, int kLoadsInFlight, int kRounds, bool kToWords>
 __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long long* sum_words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -254,9 +225,8 @@ __global__ void tile_kernel(const T* input, std::size_t n, T* tile_results, long
   // END EXERCISE
 }
 
-// The fold's threads for `count` slots: enough for one round of four 16-byte loads each, in whole
-// warps, at most `most`. 1024 tiles' results (2^24 ints) are 4 KiB, 256 vectors: 64 threads. A
-// block of 1024 would wait at its barrier for 32 warps, most of which loaded nothing.
+// The fold's threads for `count` slots: one round of four 16-byte loads each, in whole warps, at
+// most `most` (1024 tiles' results: 64 threads, not 32 warps waiting at a barrier for nothing).
 template <typename T>
 int fold_threads(unsigned count, int most) {
   const unsigned per_thread = 4 * Lanes<T, true>::count;
@@ -264,17 +234,13 @@ int fold_threads(unsigned count, int most) {
   return int(std::min(unsigned(most), std::max(1u, warps) * 32));
 }
 
-// The tile path's second launch, one block: the tiles' results added in a fixed order, read the
-// way the tiles read the input (wide_partial, this grid being one block): 16 bytes a load, four
-// loads in flight. There are thousands of results (16384 at 2^28 ints), where the one-pass grid's
-// last block has a few hundred; read one value a load (fold_block_results), they took four rounds
-// of trips to L2 instead of one, and the fold about 1.5 us more at 2^28 ints on an H100, half a
-// per cent of the whole reduction.
+// The tile path's second launch, one block: the tiles' results in a fixed order, 16 bytes a load.
+// There are thousands (16384 at 2^28 ints); one value a load (fold_block_results) took four rounds
+// of trips to L2 instead of one, about 1.5 us more at 2^28 ints on an H100.
 template <typename Op, typename T>
 __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // Launched while the tiles' grid still runs (launch_fastest_tiles): wait here until it has
-  // finished and its stores are visible. Launched after it (before Hopper), this returns at once.
+  // Launched while the tiles still run: wait until they have finished (before Hopper: at once).
   cudaGridDependencySynchronize();
 #endif
   // EXERCISE: add the `count` results as wide_partial adds the input (this grid is one block),
@@ -292,12 +258,10 @@ int fastest_grid(std::size_t n, int block, int waves) {
 }
 
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
-// What the launchers keep beside each scratch allocation: the one-pass grid's block counter and
-// the tile path's sum words, zeroed once when the scratch's address is first seen; each launch
-// leaves them at zero again. One __device__ counter for the whole program, as this chapter first
-// had, let two reductions on concurrent streams count each other's blocks. So the rule is CUB's
-// for its temporary storage: calls that may run at the same time must not share one DeviceScratch.
-// (Inside the scratch they would not survive: other launchers, cub among them, write over it.)
+// What the launchers keep beside each scratch allocation, zeroed once when its address is first
+// seen; each launch leaves them at zero again. One counter for the whole program would let two
+// reductions on concurrent streams count each other's blocks (README, "Safe to call like CUB").
+// Inside the scratch they would not survive: other launchers, cub among them, write over it.
 struct KeptBeside {
   unsigned int* blocks_done;  // the one-pass grid's counter
   long long* sum_words;       // the tile path's sum words, kSumWords of them
@@ -317,8 +281,7 @@ inline KeptBeside kept_beside(const void* scratch_memory, cudaStream_t stream) {
   return beside;
 }
 
-// Whether the current device takes programmatic dependent launches (compute capability 9.0, Hopper,
-// and later).
+// Whether the current device takes programmatic dependent launches (Hopper and later).
 inline bool dependent_launch_supported() { return ch08::device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9; }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
@@ -329,28 +292,25 @@ void launch_fastest_grid(const T* input, std::size_t n, T* result, int block, in
     T* block_results = scratch.get_as<T>(grid);
     kernel<<<grid, block, 0, stream>>>(input, n, block_results, result, kept_beside(block_results, stream).blocks_done);
     CUDA_CHECK_LAUNCH();
-  } else if (grid == 1) {
-    kernel<<<1, block, 0, stream>>>(input, n, result, nullptr, nullptr);
-    CUDA_CHECK_LAUNCH();
-  } else {
-    T* block_results = scratch.get_as<T>(grid);
+  } else {  // two passes, as chapter 08's; one block writes the result itself
+    T* block_results = grid == 1 ? result : scratch.get_as<T>(grid);
     kernel<<<grid, block, 0, stream>>>(input, n, block_results, nullptr, nullptr);
     CUDA_CHECK_LAUNCH();
-    kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr, nullptr);
-    CUDA_CHECK_LAUNCH();
+    if (grid > 1) {
+      kernel<<<1, block, 0, stream>>>(block_results, grid, result, nullptr, nullptr);
+      CUDA_CHECK_LAUNCH();
+    }
   }
 }
 
-// The tile path: `grid` blocks of `block` threads, one per tile of `rounds` rounds of loads
-// (tile_kernel), then one warp of words_kernel (kToWords: a sum) or one block of fold_kernel with
-// `fold_block` threads (the plan's fold_threads, which the error bound counts too). Where the
-// device takes it, the second launch is a programmatic dependent launch: the driver sets it up
-// while the tiles run, and the kernel waits for them, which saves the gap between two launches.
+// The tile path: `grid` tiles of `rounds` rounds of loads, then one warp of words_kernel (kToWords)
+// or one block of fold_kernel with `fold_block` threads. Where the device takes it, the second
+// launch is a programmatic dependent launch: set up while the tiles run, which saves the gap.
 template <typename Op, typename T, int kLoadsInFlight, bool kToWords>
 void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, int grid, int rounds, int fold_block,
                           DeviceScratch& scratch, cudaStream_t stream) {
   static_assert(!kToWords || std::is_same_v<Op, reduction::Sum>, "the words add; max and min take the fold");
-  // A sum needs no slots, but its words go with the scratch, and its address is their key.
+  // A sum needs no slots, but the scratch's address is its words' key.
   T* block_results = scratch.get_as<T>(kToWords ? 1 : grid);
   long long* sum_words = kToWords ? kept_beside(block_results, stream).sum_words : nullptr;
   if (rounds == 1)
@@ -376,7 +336,7 @@ void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, i
                                   result));
 }
 
-// Any configuration of the knobs, the grid from `waves` (the tests run every one).
+// Any configuration of the knobs, the grid from `waves` (for the tests).
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
                          cudaStream_t stream) {
@@ -385,10 +345,9 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
 }
 #endif  // REDUCTION_EMULATOR
 
-// Its thread loop adds up to ceil(n / threads) elements, plus up to two vectors' worth for the
-// rounding of the vector count and one element each of the head and tail; then the shuffle tree;
-// then the same over the block results (in the last block, or in the second launch).
-// (The tile path's fold has fold_threads, not `block`, threads: `fold_block`.)
+// A thread's loop adds up to ceil(n / threads) elements, plus up to two vectors' worth and one
+// element each of the head and tail; then the shuffle tree; then the same over the block results
+// (by `fold_block` threads in the tile path's fold).
 template <typename T, bool kWide>
 std::size_t grid_path_depth(std::size_t n, int block, int grid, int fold_block = 0) {
   constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;

@@ -1,18 +1,7 @@
-// Chapter 09, step 5 continued: what fastest chooses at each size (FastestChoice), its single-block
-// path for small n, and at the end of this file fastest itself, which picks the path and launches it.
-//
-// Below some thousands of elements moving the bytes takes no time: a reduction costs its launch
-// and the chain of steps inside it that wait for one another. The grid path's chain is long for
-// that: the loads, the block's tree, the block's result stored and fenced, the atomic, the last
-// block's loads of every result, a second tree. cub::DeviceReduce, too, launches a single block
-// for small inputs (up to 4096 ints or floats on sm_90).
-//
-// This path does the least a reduction of n elements must: one launch of one block, whose every
-// thread issues all of its loads at once, 16-byte vectors (at most kLoadsInFlight of them) and the
-// odd elements before the first aligned address and after the last whole vector, so that the input
-// is one trip to memory; then the additions in registers; then the block's total by the shortest
-// route the hardware has (block_total); then thread 0 stores it. No counter, no scratch, no second
-// trip, and the fewest threads that cover n (single_block_threads).
+// Chapter 09, step 5 continued: what fastest chooses at each size (FastestChoice), its paths for
+// small n, and at the end fastest itself, which picks the path and launches it. Below some thousands
+// of elements a reduction costs its launch and the chain of steps inside it that wait for one
+// another: the single-block path does the least, one trip to memory and no counter or scratch.
 #pragma once
 
 #ifndef REDUCTION_EMULATOR  // the CUDA runtime and clusters: launchers only (the emulator compiles the kernels alone)
@@ -24,7 +13,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -33,34 +21,24 @@
 
 namespace ch09 {
 
-// ---- What fastest chooses at each size, and why (README.md, "A path for every size", has the
-// measurements): FastestChoice names the winners of the knobs, fastest_grid_plan the grid path's
-// block and grid. The program prints the choice for its n.
+// ---- What fastest chooses at each size (the README's table of paths): the winners of the knobs.
 struct FastestChoice {
-  // Every path: 16-byte loads, four in flight per thread before the first is added.
   static constexpr bool kWide = true;
   static constexpr int kLoadsInFlight = 4;
-  // Small n: one block of 32 to 1024 threads (single_block_threads), each thread at most
-  // kLoadsInFlight vectors, so the whole input is one round of loads: up to 1024 x 4 x 16 bytes =
-  // 64 KiB (16384 ints or floats, 8192 doubles). Past that one multiprocessor would need a second
-  // round, while the grid spreads the bytes over several at the price of the counter.
+  // Small n: one block of 32 to 1024 threads, one round of loads: up to 64 KiB. Past that one
+  // multiprocessor would need a second round, while the grid spreads the bytes over several.
   static constexpr int kSingleBlockMin = 32, kSingleBlockMax = 1024;
   // Small n past one block, up to 2^16 elements, on Hopper and later: a cluster (cluster_shape).
   static constexpr std::size_t kClusterMaxN = std::size_t(1) << 16;
   static constexpr int kClusterMaxBlocks = 8;  // the portable cluster size
-  // Mid n: the grid path with blocks of 256 threads, one round of loads each, while that takes at
-  // most two blocks per multiprocessor. Four times as many blocks as with 1024 threads put a
-  // mid-size input on every multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132
-  // multiprocessors. Not more blocks than that: each counts itself done on the one counter, and
-  // atomics on one address are served one after another.
+  // Mid n: blocks of 256 threads, one round of loads each, while that takes at most two blocks per
+  // multiprocessor: at 2^20 floats 256 blocks instead of 64 for 132 multiprocessors. Not more: each
+  // counts itself done on the one counter, and atomics on one address are served one at a time.
   static constexpr int kMidBlock = 256;
   static constexpr int kMidBlocksPerMultiprocessor = 2;
-  // Large n, below kTilesFromBytes: 1024-thread blocks striding over the whole input, one wave of
-  // them, one pass. From kTilesFromBytes: the tile path (fastest.cuh), kBlock threads a tile of one
-  // round of loads (64 KiB). One wave leaves multiprocessors idle at its end; the tiles keep them
-  // busy, as 07's grid does. Max and min of doubles take tiles of two rounds, which kept them level
-  // with cub. The tile path's sums finish through exact words (exact_sum.cuh), not the fold: the
-  // same bits on every run.
+  // Large n: one wave of 1024-thread blocks, one pass; from kTilesFromBytes the tile path, which
+  // keeps every multiprocessor busy to the end. Max and min of doubles take tiles of two rounds,
+  // which kept them level with cub. The tiles' sums finish through exact words, not the fold.
   static constexpr bool kExactFloatSums = true;
   static constexpr bool kOnePass = true;
   static constexpr bool kChunked = false;
@@ -68,8 +46,7 @@ struct FastestChoice {
   static constexpr std::size_t kTilesFromBytes = std::size_t(16) << 20;
 };
 
-// Where fastest runs n: one block (the single-block path), the grid path, or the tile path, with
-// this block and grid.
+// Where fastest runs n, with this block and grid.
 struct FastestPlan {
   bool single_block = false;
   int block = 0;
@@ -78,27 +55,24 @@ struct FastestPlan {
   int rounds = 0;         // the tile path: rounds of loads in a tile
   bool to_words = false;  // the tile path: a sum finished through the words (tiles_to_words)
   int fold_block = 0;     // the tile path's fold (not to_words): its threads (fold_threads)
-  bool cluster = false;   // the cluster path (fastest_small.cuh): `grid` blocks in one cluster
+  bool cluster = false;   // the cluster path: `grid` blocks in one cluster
 };
 
-// Whether the tile path finishes Op on T through the words (fastest.cuh's kToWords): int sums, and
-// float and double sums with kExactFloatSums (on; off, they take the fold, as max and min do).
+// Whether the tile path finishes Op on T through the words (kToWords), else the fold.
 template <typename Op, typename T>
 constexpr bool tiles_to_words() {
   return std::is_same_v<Op, reduction::Sum> && (std::is_integral_v<T> || FastestChoice::kExactFloatSums);
 }
 
-// The rounds of loads in each of the tile path's tiles at n, or 0 where fastest takes no tiles: from
-// kTilesFromBytes, one round for every sum and for max and min of 4-byte elements, else two.
+// The rounds of loads in each tile at n, or 0 where fastest takes no tiles.
 template <typename Op, typename T>
 constexpr int tile_rounds(std::size_t n) {
   if (n * sizeof(T) < FastestChoice::kTilesFromBytes) return 0;
   return std::is_same_v<Op, reduction::Sum> || sizeof(T) < 8 ? 1 : 2;
 }
 
-// The grid path's block and grid for n, as FastestChoice says: mid n, large n (at least one block
-// per multiprocessor, at most one wave), or from kTilesFromBytes the tile path, one block per tile.
-// `multiprocessors`: the GPU's (0), or as many as another GPU has (a test of what that changes).
+// The block and grid for n past the small paths: mid n, large n (at least one block per
+// multiprocessor, at most one wave), or the tiles. `multiprocessors`: the GPU's (0), or another's.
 template <typename Op, typename T>
 FastestPlan fastest_grid_plan(std::size_t n, int multiprocessors = 0) {
   using C = FastestChoice;
@@ -118,11 +92,8 @@ FastestPlan fastest_grid_plan(std::size_t n, int multiprocessors = 0) {
   return {false, C::kBlock, int(std::min(std::max((n + round - 1) / round, sms), most))};
 }
 
-// ---- The single-block path
-
-// The total of one warp's values in lane 0: of the first kLanes lanes' values. sm_80 and newer add,
-// or take the max or min of, 32 ints in one instruction (redux.sync, as CUB does); otherwise
-// log2(kLanes) shuffle steps.
+// The total of the first kLanes lanes' values, in lane 0: one instruction for ints from sm_80
+// (redux.sync, as CUB does), else log2(kLanes) shuffle steps.
 template <typename Op, int kLanes, typename T>
 __device__ __forceinline__ T warp_total(T value) {
   // EXERCISE: the total of the first kLanes lanes' values, in lane 0. On sm_80 and newer
@@ -149,9 +120,8 @@ __device__ __forceinline__ T warp_total(T value) {
   // END EXERCISE
 }
 
-// The block's total in thread 0, for a block of kThreads (a multiple of 32): each warp's total,
-// then, with more than one warp, the warp totals through shared memory and one barrier, and
-// log2(warps) steps in warp 0 (block_reduce takes 5 there, whatever the block).
+// The block's total in thread 0, for a block of kThreads (a multiple of 32): as block_reduce, but
+// log2(warps) steps in warp 0, and no shared memory or barrier for one warp.
 template <typename Op, int kThreads, typename T>
 __device__ __forceinline__ T block_total(T value) {
   // EXERCISE: warp_total<Op, 32> in every warp; with more than one warp, lane 0 of each stores its
@@ -225,10 +195,8 @@ __global__ void __launch_bounds__(kThreads) single_block_kernel(const T* __restr
 }
 
 // The single-block path's block for n elements of T: the fewest threads, a power of two from 32,
-// that hold n in kLoadsInFlight vectors each (a smaller block has fewer warps to combine, and one
-// warp, up to 512 ints or floats or 256 doubles, needs neither shared memory nor a barrier); 0 when
-// n needs more than kSingleBlockMax threads (then the grid path runs). However n is aligned, it
-// spans at most ceil(n / count) whole vectors.
+// that hold n in kLoadsInFlight vectors each (fewer warps to combine); 0 past kSingleBlockMax.
+// However n is aligned, it spans at most ceil(n / count) whole vectors.
 template <typename T>
 constexpr int single_block_threads(std::size_t n) {
   using C = FastestChoice;
@@ -239,8 +207,7 @@ constexpr int single_block_threads(std::size_t n) {
   return 0;
 }
 
-// Six instantiations per operator and type, 32 to 1024 threads, in a table built by the compiler
-// (as for `unrolled`).
+// Six instantiations per operator and type, 32 to 1024 threads, in a table (as for `unrolled`).
 constexpr int kSingleBlockSizes = 6;
 constexpr int single_block_index(int threads) {
   int k = 0;
@@ -269,12 +236,9 @@ void launch_single_block(const T* input, std::size_t n, T* result, cudaStream_t 
 }
 #endif  // REDUCTION_EMULATOR
 
-// Small n past one block (n <= FastestChoice::kClusterMaxN), on Hopper and later: one launch of a
-// thread block cluster, 2 to 8 blocks on as many multiprocessors, each block one round of loads as
-// above. The blocks' totals meet in the first block's shared memory (distributed shared memory),
-// behind one cluster barrier: no counter in global memory, no fence, no second launch. The grid
-// path it replaces there counted its blocks done with an atomic and a fence on each side, and its
-// last block read their results back from L2: two more trips to L2 after the loads.
+// Small n past one block, on Hopper and later: one launch of a cluster of 2 to 8 blocks, each one
+// round of loads. Their totals meet in block 0's shared memory (distributed shared memory) behind
+// one cluster barrier: no counter, no fence, and none of the grid path's two more trips to L2.
 struct ClusterShape {
   int threads = 0;  // per block: 512, or 1024 where 8 blocks of 512 would not hold n
   int blocks = 0;   // a power of two, 2 to kClusterMaxBlocks; 0: not this path
@@ -356,14 +320,15 @@ void launch_cluster(const T* input, std::size_t n, T* result, ClusterShape shape
 }
 #endif  // REDUCTION_EMULATOR
 
-// An element meets kLoadsInFlight - 1 additions in its lane's chain, log2(count) between the lanes,
-// the head and tail elements, then at most 5 + 5 levels of the block's tree.
+// kLoadsInFlight - 1 additions in a lane's chain, log2(count) between the lanes, the head and
+// tail, then at most 5 + 5 levels of the block's tree.
 template <typename T>
 constexpr std::size_t single_block_depth() {
   return FastestChoice::kLoadsInFlight - 1 + (Lanes<T, true>::count == 4 ? 2 : 1) + 2 + kShuffleTree;
 }
 
-// fastest itself: the path, block and grid for n, then the launch.
+// fastest itself: the path, block and grid for n, then the launch. Clusters from Hopper, which also
+// brought the dependent launch.
 template <typename Op, typename T>
 FastestPlan fastest_plan(std::size_t n) {
   if (const int threads = single_block_threads<T>(n)) return {true, threads, 1};
@@ -375,23 +340,18 @@ FastestPlan fastest_plan(std::size_t n) {
 }
 
 #ifndef REDUCTION_EMULATOR
-// Like cub, fastest brings its own block size; --block applies to the lesson's variants. Safe to
-// call from several streams and host threads at once, each call with its own DeviceScratch.
+// Like cub, fastest brings its own block size. Safe to call from several streams and host threads
+// at once, each call with its own DeviceScratch.
 template <typename Op, typename T>
 void launch_fastest(const T* input, std::size_t n, T* result, int /*block: its own*/, DeviceScratch& scratch,
                     cudaStream_t stream) {
   using C = FastestChoice;
-  if (single_block_threads<T>(n) != 0) {
+  const FastestPlan plan = fastest_plan<Op, T>(n);
+  if (plan.single_block)
     launch_single_block<Op, T>(input, n, result, stream);
-    return;
-  }
-  // Clusters from Hopper (compute capability 9.0), which also brought the dependent launch.
-  if (const ClusterShape c = cluster_shape<T>(n); c.blocks != 0 && dependent_launch_supported()) {
-    launch_cluster<Op, T>(input, n, result, c, stream);
-    return;
-  }
-  const FastestPlan plan = fastest_grid_plan<Op, T>(n);
-  if (plan.tiles)
+  else if (plan.cluster)
+    launch_cluster<Op, T>(input, n, result, ClusterShape{plan.block, plan.grid}, stream);
+  else if (plan.tiles)
     launch_fastest_tiles<Op, T, C::kLoadsInFlight, tiles_to_words<Op, T>()>(input, n, result, plan.block, plan.grid,
                                                                             plan.rounds, plan.fold_block, scratch,
                                                                             stream);
@@ -408,8 +368,7 @@ std::size_t fastest_depth(std::size_t n, int /*block: its own*/) {
   const FastestPlan plan = fastest_grid_plan<Op, T>(n);
   const std::size_t grid_bound = plan.to_words ? tile_words_depth<T>(n, plan.block, plan.grid)
                                                : grid_path_depth<T, C::kWide>(n, plan.block, plan.grid, plan.fold_block);
-  // The cluster path, where the device takes it (else the grid path runs): a thread's chain of its
-  // head, tail and vectors' lanes, the block's tree, then 5 levels over the blocks' totals.
+  // The cluster path, where the device takes it: a thread's chain, the block's tree, 5 levels more.
   constexpr std::size_t cluster_bound = C::kLoadsInFlight * Lanes<T, true>::count + 1 + kShuffleTree + 5;
   return cluster_shape<T>(n).blocks != 0 ? std::max(grid_bound, cluster_bound) : grid_bound;
 }

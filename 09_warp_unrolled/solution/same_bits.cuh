@@ -1,6 +1,4 @@
-// Chapter 09, step 6: the same bits everywhere. `reproducible` takes fastest's paths by n alone, so
-// a float sum is the same bits on any GPU; `exact` adds every input exactly and rounds once, the
-// correctly rounded sum (README.md, "Rounding, and the same bits everywhere").
+// Chapter 09, step 6: the same bits everywhere (README.md, "Rounding, and the same bits everywhere").
 #pragma once
 
 #ifndef REDUCTION_EMULATOR
@@ -18,11 +16,8 @@
 
 namespace ch09 {
 
-// The same bits on any GPU (cub's determinism level gpu_to_gpu). fastest's grid path follows the
-// GPU's multiprocessors, so a float sum's partition, and with it the rounding, changes with the GPU;
-// the cluster path exists from Hopper on. `reproducible` decides from n alone: the single-block
-// path, else the tile path at every size (tiles of one round, 64 KiB), whose sums are added exactly
-// and rounded once. The cost: between the two, tiles where fastest would spread a grid.
+// `reproducible`: fastest's grid path follows the GPU's multiprocessors, and the cluster path exists
+// from Hopper on; this decides from n alone: the single-block path, else tiles of 64 KiB.
 template <typename Op, typename T>
 FastestPlan reproducible_plan(std::size_t n) {
   using C = FastestChoice;
@@ -54,22 +49,19 @@ std::size_t reproducible_depth(std::size_t n, int /*block: its own*/) {
                        : grid_path_depth<T, true>(n, plan.block, plan.grid, plan.fold_block);
 }
 
-// The correctly rounded sum (variant `exact`): every input, not every tile's rounded result, goes
-// into the words of exact_sum.cuh, so the result is the exact sum of the inputs rounded once: the
-// one true answer, the same bits on any GPU and on the CPU (exact_total). An atomic per element
-// would be far too slow, so each thread adds in a register, exactly, the elements of one window of
-// magnitudes, and hands the register to the block's words in shared memory only when an element
-// of another window comes, or the register might stop being exact:
+// `exact`, the correctly rounded sum: every input goes into the words of exact_sum.cuh. An atomic per
+// element would be far too slow, so each thread adds the elements of one window of magnitudes
+// exactly in a register, and hands it to the block's words in shared memory only when an element of
+// another window comes, or the register might stop being exact:
 //  - float: a window is 16 exponents (e >> 4), whose elements are integers below 2^39 in units of
 //    2^(16 window - 150). A double adds up to 2^14 of them with no rounding (53 bits), so the
 //    register is a double: one conversion and one addition an element. (Window 15, from 2^113,
 //    and infinities and NaN, which a double would swallow, go to the words one by one.)
 //  - double: a window is 32 bits of the integer (shift / 32): m << (shift % 32), under 2^85, into
 //    a 128-bit integer.
-// Inputs of one magnitude seldom touch shared memory; inputs that change window element by element
-// cost a shared atomic each. At the end each block's words, carried into 32-bit digits, go into the
-// sum words (a piece under 2^32 a block, as the tiles' are), and words_kernel rounds them once.
-// (On the CPU emulator T is a checked V, and the words checked long longs: V and Word say so.)
+// At the end each block's words, carried into 32-bit digits, go into the sum words (a piece under
+// 2^32 a block, as the tiles' are), and words_kernel rounds them once. (On the CPU emulator T is a
+// checked V, and the words checked long longs.)
 template <typename T, int kThreads>
 __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ input, std::size_t n, long long* sum_words) {
   using V = typename reduction::Scalar<T>::type;  // float or double
@@ -179,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) exact_kernel(const T* __restrict__ i
 
 #ifndef REDUCTION_EMULATOR
 // `exact` for a sum: exact_kernel, one wave of blocks of 256 threads, then words_kernel. Integer
-// sums are exact anyway: fastest's. (Max and min are exact too; the registry offers `exact` for sums.)
+// sums (and max and min) are exact anyway: fastest's.
 template <typename Op, typename T>
 void launch_exact(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
   if constexpr (std::is_integral_v<T> || !std::is_same_v<Op, reduction::Sum>) {

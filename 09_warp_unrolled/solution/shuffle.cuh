@@ -19,9 +19,8 @@ using reduction::DeviceScratch;
 using ch08::thread_partial;
 
 // __shfl_down_sync(mask, v, d) hands each lane the value v of the lane d places above it, register
-// to register, and waits for the named lanes (the _sync): no shared memory, no barrier. Five
-// halvings leave the warp's total in lane 0. A block then needs shared memory only to gather one
-// value per warp (32 slots at most), one __syncthreads(), and a last round of shuffles in warp 0.
+// to register, and waits for the named lanes (the _sync). A block then needs shared memory only to
+// gather one value per warp, one __syncthreads(), and a last round of shuffles in warp 0.
 template <typename Op, typename T>
 __device__ T warp_reduce(T value) {
   // EXERCISE: the warp's total in lane 0, with shuffles and no shared memory.

@@ -20,13 +20,10 @@ namespace ch09 {
 
 using reduction::DeviceScratch;
 
-// With kBlock known to the compiler, every loop bound in the tree is a constant: the loops unroll
-// into a straight line of steps, the steps a smaller block never takes disappear (a 128-thread
-// block has no step for 512 active threads), and the shared array has a fixed size: no loop
-// counters and no tests of blockDim.x are left in the tree. The loads are chapter 08's
-// (thread_partial), so only the tree differs from warp_syncwarp's. Any power of two from 1 to 1024
-// works: below 64 threads the guard t < offset keeps every read inside the kBlock slots, and the
-// warp barrier names only the lanes that exist.
+// The steps a smaller block never takes disappear, and no loop counters and no tests of blockDim.x
+// are left in the tree. Any power of two from 1 to 1024 works: below 64 threads the guard
+// t < offset keeps every read inside the kBlock slots, and the warp barrier names only the lanes
+// that exist.
 __host__ __device__ constexpr unsigned lanes_of(int threads) {
   return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
 }
@@ -84,8 +81,8 @@ std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
   return ch08::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
 }
 
-// The run-time block size picks one of eleven instantiations, 2^0 to 2^10. One table, built by
-// the compiler from the exponents, replaces a switch with a case per size.
+// The run-time block size picks one of eleven instantiations, 2^0 to 2^10, from a table the
+// compiler builds from the exponents.
 constexpr int kUnrolledSizes = 11;
 inline int unrolled_index(int block) {
   int k = 0;

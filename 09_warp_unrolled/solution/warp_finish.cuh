@@ -1,9 +1,6 @@
-// Chapter 09, steps 1 and 2: the warp finishes.
-//
-// Chapter 08's tree waits at __syncthreads() after every step, even once the only threads still
-// adding all sit in warp 0. These two kernels finish the last six steps inside that warp with no
-// block-wide barrier: warp_volatile the classic way, a data race since Volta, kept as a cautionary
-// example; warp_syncwarp the same finish made correct with warp barriers.
+// Chapter 09, steps 1 and 2: the warp finishes. Chapter 08's tree waits at __syncthreads() after
+// every step, even once the only threads still adding all sit in warp 0. These two kernels finish
+// the last six steps inside that warp with no block-wide barrier.
 #pragma once
 
 #ifndef REDUCTION_EMULATOR  // the CUDA runtime: launchers only (the CPU emulator compiles the kernels alone)
@@ -24,22 +21,15 @@ using ch08::thread_partial;
 // 1. warp_volatile: the classic warp-synchronous finish. A CAUTIONARY EXAMPLE: on Volta and every
 //    GPU since, it is a data race, and compute-sanitizer's racecheck says so.
 //
-// Chapter 08's tree ends with log2(blockDim.x) steps, each behind __syncthreads(). Once 32 or fewer
-// threads are active they all sit in warp 0, and before Volta a warp's 32 threads executed every
-// instruction together, in lock-step: all 32 loads of a step happened before any of its stores,
-// and one step's stores before the next step's loads. So the last six steps skipped the barrier.
-// `volatile` makes the compiler load and store shared memory at every step instead of keeping
-// values in registers, where the other lanes could not see them. All 32 lanes run every step
-// (lanes past the useful ones add values nobody reads), so the warp never diverges.
+// Before Volta a warp's 32 threads executed every instruction together, in lock-step: all 32 loads
+// of a step happened before any of its stores. So the last six steps skipped the barrier, and
+// `volatile` made the compiler load and store shared memory at every step instead of keeping values
+// in registers. Volta gave each thread its own program counter: the lanes of a warp may run apart,
+// and nothing orders lane 0's read of slot 16 after lane 16's write of it. The result is usually
+// right because the warp happens to stay together, which is what makes the race dangerous.
 //
-// Volta gave each thread its own program counter (independent thread scheduling): the lanes of a
-// warp may now run apart, and nothing orders lane 0's read of slot 16 after lane 16's write of
-// it. The result is usually right because the warp happens to stay together, which is exactly
-// what makes the race dangerous. Nothing in the language promised lock-step.
-//
-// The warp reads slots up to 63, so shared memory holds at least 64 values, and a 32-thread block
-// fills slots 32 to 63 with the identity. (The CUDA Handbook's listing sizes its array to the
-// block and so reads past the end of it for a 32-thread block.)
+// The warp reads slots up to 63, so shared memory holds at least 64 values. (The CUDA Handbook's
+// listing sizes its array to the block and so reads past its end for a 32-thread block.)
 template <typename T>
 __global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_results) {
   // EXERCISE: chapter 08's kernel with the classic warp-synchronous finish. Hints:
@@ -76,10 +66,7 @@ __global__ void warp_volatile_kernel(const T* input, std::size_t n, T* block_res
 }
 
 // 2. warp_syncwarp: the same finish, made correct. __syncwarp() is a barrier for the lanes of one
-//    warp, and orders their shared-memory accesses as __syncthreads() does for a block. Each step
-//    reads its neighbour into a register, waits until every lane has read, writes, and waits
-//    until every lane's write is visible. `volatile` is no longer needed: the barriers order the
-//    accesses, and the running sum stays in a register.
+//    warp, and orders their shared-memory accesses as __syncthreads() does for a block.
 template <typename T>
 __global__ void warp_syncwarp_kernel(const T* input, std::size_t n, T* block_results) {
   // EXERCISE: the same kernel as warp_volatile, with a correct warp finish. Hints: in threads t < 32,
