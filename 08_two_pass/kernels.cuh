@@ -20,17 +20,12 @@ inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t thre
 }
 
 // Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
-// a thread's loop, then log2(block) in the tree), then the host's loop or the atomics (up to
-// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
-// grid's partials with one block.
-template <typename T>
-std::size_t depth_finish_cpu(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::Store, T>(n, block);
-  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
-}
-template <typename T>
-std::size_t depth_finish_atomic(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
+// a thread's loop, then log2(block) in the tree), then a chain of up to grid - 1 rounded additions
+// (the host's loop for finish_cpu, the atomics for finish_atomic; the first, into the identity, is
+// exact), or a second pass over the grid's partials with one block.
+template <Handoff kHandoff, typename T>
+std::size_t depth_finish_chain(std::size_t n, int block) {
+  const int grid = grid_size<kHandoff, T>(n, block);
   return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
@@ -44,8 +39,10 @@ std::size_t depth_finish_kernel(std::size_t n, int block) {
 template <typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {
-      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_cpu<T>, true},
-      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>, depth_finish_atomic<T>, false},
+      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_chain<Handoff::Store, T>,
+       true},
+      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>,
+       depth_finish_chain<Handoff::AtomicAdd, T>, false},
       {"finish_kernel", "the same kernel, one block, adds the partials", launch_finish_kernel<T>,
        depth_finish_kernel<T>, true},
   };
