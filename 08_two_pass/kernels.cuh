@@ -19,10 +19,8 @@ inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t thre
   return grid_stride_additions(n, threads, tree_levels) - 1;
 }
 
-// Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
-// a thread's loop, then log2(block) in the tree), then a chain of up to grid - 1 rounded additions
-// (the host's loop for finish_cpu, the atomics for finish_atomic; the first, into the identity, is
-// exact), or a second pass over the grid's partials with one block.
+// Depths of the three finishes (README.md, "Rounding"): the first pass, then a chain of up to
+// grid - 1 rounded additions (the host's loop, or the atomics), or a second pass with one block.
 template <Handoff kHandoff, typename T>
 std::size_t depth_finish_chain(std::size_t n, int block) {
   const int grid = grid_size<kHandoff, T>(n, block);
@@ -49,10 +47,9 @@ std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
 }
 
 // The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
-// width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
-// largest: the first value of g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n; the one-at-a-time
-// loop after it stays below. Over the threads, that is n plus the largest (g + 3 GB - n) mod 4 GB,
-// at most n - 1 + 4 GB. (The plain loop of one load would reach n - 1 + GB.)
+// width its index needs: thread g's last test of the four-loads loop, the first value of
+// g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n. Over the threads, that is n plus the largest
+// (g + 3 GB - n) mod 4 GB, at most n - 1 + 4 GB.
 inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_threads) {
   const std::size_t round = kLoadsInFlight * grid_threads;
   const std::size_t first = ((kLoadsInFlight - 1) * grid_threads % round + round - n % round) % round;  // g = 0

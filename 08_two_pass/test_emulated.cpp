@@ -49,7 +49,8 @@ emu::Pass<V> add_atomically(int grid, int block) {
           [](const emu::PassMemory<V>& m) { ch08::two_pass_kernel<Handoff::AtomicAdd>(m.input, m.n, m.result); }};
 }
 
-// The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the rounded additions, all but the first of each loop, into the identity.
+// The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
+// rounded additions, all but the first of each loop, into the identity.
 std::size_t first_pass_depth(std::size_t n, int grid, int block) {
   return ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
 }

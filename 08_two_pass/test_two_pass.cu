@@ -135,14 +135,13 @@ TEST_CASE("every finish on 2^32 + 3 ints, past where a 32-bit index wraps", "[ch
   check_finishes(input.data(), n, streamed_int_sum(n, seed), {32, 256, 1024});
 }
 
+// Whether each run is right is the first test's question (at this n too); here, only their bits.
 TEMPLATE_TEST_CASE("cpu and kernel finishes: the same float bits in 100 runs", "[chapter08]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
   const std::size_t n = (std::size_t(1) << 24) - 1;
   INFO("seed " << seed << ", n = " << n);
-  const auto host = generate_input<T>(n, seed);
-  const auto ref = reference_sum(host.data(), n);
-  const DeviceBuffer<T> input(host);
+  const DeviceBuffer<T> input(generate_input<T>(n, seed));
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;
   for (const auto& finish : ch08::variants<T>()) {
@@ -155,12 +154,8 @@ TEMPLATE_TEST_CASE("cpu and kernel finishes: the same float bits in 100 runs", "
         result.poison();
         finish.launch(input.data(), n, result.data(), block, scratch, 0);
         const T r = result.download_one();
-        if (run == 0) {
-          first = r;
-          CHECK_MATCHES(first, ref, tolerance(ref, finish.depth(n, block)));
-        } else if (std::memcmp(&r, &first, sizeof(T)) != 0) {
-          ++differing;
-        }
+        if (run == 0) first = r;
+        differing += std::memcmp(&r, &first, sizeof(T)) != 0;
       }
       CHECK(differing == 0);
     }

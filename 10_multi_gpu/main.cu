@@ -143,9 +143,7 @@ void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
 }
 
 // --launch gated: a GPU's sum waits behind this kernel until the host opens the gate, one word of
-// pinned host memory that every GPU reads over PCIe. The host opens it once every GPU has its work,
-// so the GPUs start together however long the host took to issue it (nvbench times a kernel behind
-// a blocking kernel for the same reason). With UVA the word's host address is its device address.
+// pinned host memory that every GPU reads over PCIe (with UVA its host address is its device one).
 __global__ void wait_at_gate(const volatile unsigned* gate) {
   while (*gate == 0) {
   }

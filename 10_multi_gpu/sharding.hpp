@@ -94,13 +94,10 @@ reduction::Reference<T> combine_references(const std::vector<reduction::Referenc
 inline double algorithm_bandwidth_gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
-inline double bus_bandwidth_gbps(double algorithm_gbps, int gpus) {
-  return gpus > 1 ? algorithm_gbps * 2.0 * (gpus - 1) / gpus : 0.0;
-}
-// Bytes each GPU sends (and receives) in a ring all-reduce of `bytes`.
-inline double allreduce_bytes_per_gpu(std::size_t bytes, int gpus) {
-  return gpus > 1 ? static_cast<double>(bytes) * 2.0 * (gpus - 1) / gpus : 0.0;
-}
+// What each GPU sends (and receives) in a ring all-reduce, per byte of the vector: 2 (G - 1) / G.
+inline double ring_factor(int gpus) { return gpus > 1 ? 2.0 * (gpus - 1) / gpus : 0.0; }
+inline double bus_bandwidth_gbps(double algorithm_gbps, int gpus) { return algorithm_gbps * ring_factor(gpus); }
+inline double allreduce_bytes_per_gpu(std::size_t bytes, int gpus) { return double(bytes) * ring_factor(gpus); }
 
 // The vector sizes of the sweep: one element, then 4 times larger, up to max_bytes (none below one).
 inline std::vector<std::size_t> allreduce_sizes(std::size_t element_bytes, std::size_t max_bytes) {

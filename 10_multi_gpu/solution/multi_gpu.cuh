@@ -29,10 +29,7 @@ inline void check_nccl(ncclResult_t code, const char* call, const char* file, in
   std::cerr << what << std::endl;
   throw reduction::CudaFailure(what);
 }
-}  // namespace ch10
 #define NCCL_CHECK(call) ::ch10::check_nccl((call), #call, __FILE__, __LINE__)
-
-namespace ch10 {
 
 using reduction::DeviceScratch;
 
@@ -81,12 +78,9 @@ void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t 
 // Step 2 without NCCL: the peer combine. Each GPU has a mailbox in its memory that every GPU can
 // store into (peer access over NVLink). One warp per GPU: lane j stores this GPU's partial into
 // its slot of GPU j's mailbox, then waits for GPU j's partial in this GPU's mailbox; lane 0 adds
-// the G partials in rank order, so every GPU gets the same bits.
-//
-// A 64-bit word holds 32 bits of the partial and the exchange's number (its epoch), stored and
-// loaded whole, so a reader that sees this epoch sees this exchange's bits: no fence. The slots
-// come in two sets, used in turn: a GPU that has all of exchange e may store e + 1's before a
-// slower GPU has read e's, but not e + 2's (into e's set): every GPU sends e + 1's after reading e's.
+// the G partials in rank order, so every GPU gets the same bits. A 64-bit word holds 32 bits of the
+// partial and the exchange's number (its epoch), so no fence is needed; the slots come in two sets,
+// used in turn (README.md says why two).
 constexpr int kMaxPeerGpus = 32;  // one lane per GPU
 inline std::size_t mailbox_words(int gpus) { return 2 * 2 * std::size_t(gpus) + 1; }  // 2 sets x G slots x 2 words, the epoch
 
