@@ -78,9 +78,9 @@ struct Scaling {
   std::vector<AloneRun> alone;       // each GPU alone, in rank order
   double init_ms = 0, first_ms = 0;  // the set-up, the first sum
   std::vector<double> sum_ms, combine_ms, step2_ms, issue_us;
-  std::string combine, launch;
-  double total = 0;     // the last sum's total, on GPU 0
-  bool correct = true;  // every sum on every GPU matched the reference
+  std::string combine, launch;  // peer or nccl; graph, threads or loop (under mpirun: "mpirun, ...")
+  double total = 0;             // the last sum's total, on GPU 0
+  bool correct = true;          // every sum on every GPU matched the reference
 };
 
 // The runs table (each GPU alone, then the sum over G GPUs), the scaling's JSON fields, its lines.
@@ -153,7 +153,7 @@ void report_scaling(reduction::Report& report, const Scaling& measured, int G, s
 // Device memory left free on each GPU beside the data: NCCL's own buffers, and the runtime's.
 constexpr std::size_t kNcclSlack = std::size_t(256) << 20;
 
-// The NCCL library this program runs with, as "2.28.9".
+// The NCCL this program runs with, as "2.28.9" (the library's, which may be newer than the header's).
 inline std::string nccl_version() {
   int version = 0;
   NCCL_CHECK(ncclGetVersion(&version));

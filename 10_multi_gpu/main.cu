@@ -157,10 +157,10 @@ struct Gate {
   ~Gate() { cudaFreeHost((void*)word); }
 };
 
-// GPU g's part of one sum, on its stream: its partial and total poisoned, step 1 between its start
-// and reduced events, then step 2 and its stop: the peer combine, or its NCCL call unless the
-// caller groups NCCL's calls. In a graph's capture, flags is cudaEventRecordExternal: each event a
-// node of the graph. With a gate, the GPU waits at it before its start event.
+// GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes nothing
+// fails its check), step 1 between its start and reduced events, then step 2 and its stop: the peer
+// combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture, flags is
+// cudaEventRecordExternal: each event a node of the graph. With a gate, the GPU waits at it first.
 template <typename T>
 void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const volatile unsigned* gate = nullptr) {
   CUDA_CHECK(cudaSetDevice(g.device));
@@ -193,7 +193,7 @@ void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags, const volatile un
 }
 
 // --launch graph: what `issue` queues on `stream` (and on the streams it forks from there)
-// captured once into a CUDA graph.
+// captured once into a CUDA graph, so that each run is one cudaGraphLaunch whatever it holds.
 using Graph = std::unique_ptr<CUgraphExec_st, cudaError_t (*)(cudaGraphExec_t)>;
 template <typename Issue>
 Graph capture(cudaStream_t stream, Issue&& issue) {

@@ -122,9 +122,10 @@ inline int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessor
 
 // How many blocks of `kernel` the GPU runs at once: its multiprocessors times the blocks of this
 // size that fit on one (the occupancy calculator). Asked once per device, kernel, block and shared
-// memory, and kept: the launch path then makes no driver query, which matters when a reduction
-// takes microseconds. At least one block per multiprocessor is reported, so that a grid is never
-// empty: a kernel that fits nowhere then fails at its launch, with the launch's own error.
+// memory, and kept in a table every host thread shares (so under a lock): the launch path then
+// makes no driver query, which matters when a reduction takes microseconds. At least one block per
+// multiprocessor is reported, so that a grid is never empty: a kernel that fits nowhere then fails
+// at its launch, with the launch's own error.
 template <typename Kernel>
 int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
   static std::mutex mutex;
