@@ -19,18 +19,11 @@ inline std::size_t grid_stride_rounded_additions(std::size_t n, std::size_t thre
   return grid_stride_additions(n, threads, tree_levels) - 1;
 }
 
-// Depths of the three finishes: the first pass (up to ceil(n / threads) - 1 rounded additions in
-// a thread's loop, then log2(block) in the tree), then the host's loop or the atomics (up to
-// grid - 1 rounded additions; the first, into the identity, is exact), or a second pass over the
-// grid's partials with one block.
-template <typename T>
-std::size_t depth_finish_cpu(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::Store, T>(n, block);
-  return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
-}
-template <typename T>
-std::size_t depth_finish_atomic(std::size_t n, int block) {
-  const int grid = grid_size<Handoff::AtomicAdd, T>(n, block);
+// Depths of the three finishes (README.md, "Rounding"): the first pass, then a chain of up to
+// grid - 1 rounded additions (the host's loop, or the atomics), or a second pass with one block.
+template <Handoff kHandoff, typename T>
+std::size_t depth_finish_chain(std::size_t n, int block) {
+  const int grid = grid_size<kHandoff, T>(n, block);
   return grid_stride_rounded_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) + grid - 1;
 }
 template <typename T>
@@ -44,18 +37,19 @@ std::size_t depth_finish_kernel(std::size_t n, int block) {
 template <typename T>
 std::vector<reduction::Variant<reduction::MultiBlockLaunch<T>>> variants() {
   return {
-      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_cpu<T>, true},
-      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>, depth_finish_atomic<T>, false},
+      {"finish_cpu", "the host adds the block partials", launch_finish_cpu<T>, depth_finish_chain<Handoff::Store, T>,
+       true},
+      {"finish_atomic", "each block atomicAdds its partial", launch_finish_atomic<T>,
+       depth_finish_chain<Handoff::AtomicAdd, T>, false},
       {"finish_kernel", "the same kernel, one block, adds the partials", launch_finish_kernel<T>,
        depth_finish_kernel<T>, true},
   };
 }
 
 // The largest index thread_partial computes for n elements and `grid_threads` threads (G x B), the
-// width its index needs. Thread g's last test of the four-loads loop, i + 3 x grid_threads, is its
-// largest: the first value of g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n; the one-at-a-time
-// loop after it stays below. Over the threads, that is n plus the largest (g + 3 GB - n) mod 4 GB,
-// at most n - 1 + 4 GB. (The plain loop of one load would reach n - 1 + GB.)
+// width its index needs: thread g's last test of the four-loads loop, the first value of
+// g + 3 GB + 4 GB m (m = 0, 1, ...) that reaches n. Over the threads, that is n plus the largest
+// (g + 3 GB - n) mod 4 GB, at most n - 1 + 4 GB.
 inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_threads) {
   const std::size_t round = kLoadsInFlight * grid_threads;
   const std::size_t first = ((kLoadsInFlight - 1) * grid_threads % round + round - n % round) % round;  // g = 0

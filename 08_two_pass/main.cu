@@ -44,7 +44,6 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
 
   // The reference. Each finish adds floats in an order of its own, so each is checked against the
   // error bound of that order (its column `tolerance`), not one bound for all.
-  // `data` holds the n elements, or nothing where there is no GPU to reduce them (main).
   const Reference<T> ref = data.size() == n ? reference_sum(data.data(), n) : reference_in_pieces<Sum, T>(n, options.seed);
   if (ref.exact)
     report.set_reference(ref, 0);
@@ -161,31 +160,32 @@ int main(int argc, char** argv) {
     return std::nullopt;
   });
   if (auto status = cli.parse(argc, argv)) return *status;
-
+  // Everything after the input, for its type: `n` elements, of which `data` holds all, or none
+  // where there is no GPU to reduce them.
+  const auto rest = [&](const auto& data, std::size_t n, const std::string& source) {
+    using T = typename std::decay_t<decltype(data)>::value_type;
+    Report report(info, options);
+    report.set_input(data_type_of<T>(), n, source);
+    const int status = reduce(data, n, options, report);
+    // Said after the report, so never beside the one line of a bad input.
+    if (ch08::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+    return status;
+  };
   // Without a GPU the random input is not made (512 MiB by default): the analysis needs only its
-  // reference, made a piece at a time. A file is still read and checked, so that its errors are the
-  // same on every machine.
+  // reference, made a piece at a time. A file is still read and checked below, so that its errors
+  // are the same on every machine.
   if (options.input.empty() && !probe_gpu().usable)
     return run_guarded(info.name, [&] {
       return dispatch_type(options.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        Report report(info, options);
-        report.set_input(data_type_of<T>(), options.n, "random, seed " + std::to_string(options.seed));
-        const int status = reduce(std::vector<T>(), options.n, options, report);
-        if (ch08::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
-        return status;
+        return rest(std::vector<typename decltype(tag)::type>(), options.n,
+                    "random, seed " + std::to_string(options.seed));
       });
     });
-  // The input (--n random elements of --type, or --input FILE), then the rest for its type.
+
+  // The input (--n random elements of --type, or --input FILE), then the rest.
   return run_guarded(info.name, [&] {
     return with_input(info, options, [&](const auto& data, const std::string& source) {
-      using T = typename std::decay_t<decltype(data)>::value_type;
-      Report report(info, options);
-      report.set_input(data_type_of<T>(), data.size(), source);
-      const int status = reduce(data, data.size(), options, report);
-      // Said after the report, so never beside the one line of a bad input.
-      if (ch08::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
-      return status;
+      return rest(data, data.size(), source);
     });
   });
 }

@@ -49,8 +49,8 @@ emu::Pass<V> add_atomically(int grid, int block) {
           [](const emu::PassMemory<V>& m) { ch08::two_pass_kernel<Handoff::AtomicAdd>(m.input, m.n, m.result); }};
 }
 
-// The depths of depth_finish_cpu, depth_finish_atomic and depth_finish_kernel (kernels.cuh), for
-// this grid: the rounded additions, all but the first of each loop, into the identity.
+// The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
+// rounded additions, all but the first of each loop, into the identity.
 std::size_t first_pass_depth(std::size_t n, int grid, int block) {
   return ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
 }
@@ -121,20 +121,19 @@ TEST_CASE("the CPU emulator catches wrong two-pass launches", "[chapter08][emula
   emu::PassesOptions options;
   options.partials = std::size_t(grid);
   options.depth = 0;
+  const auto emulate = [&](const Passes<V>& passes) {
+    return emu::emulate_passes(input, passes, options, ch08::shared_bytes);
+  };
   {
     // The second launch told of one partial too many: it reads past the partials the first wrote.
-    const auto run =
-        emu::emulate_passes(input, Passes<V>{store_partials<V>(grid, block), add_partials<V>(grid + 1, block)}, options,
-                            ch08::shared_bytes);
+    const auto run = emulate({store_partials<V>(grid, block), add_partials<V>(grid + 1, block)});
     INFO(run.describe());
     CHECK(run.has(FindingKind::kOutOfBounds));
     CHECK(run.describe().find("partials[3]") != std::string::npos);
   }
   {
     // The first launch given one block fewer than the second adds: a partial nobody stored.
-    const auto run =
-        emu::emulate_passes(input, Passes<V>{store_partials<V>(grid - 1, block), add_partials<V>(grid, block)}, options,
-                            ch08::shared_bytes);
+    const auto run = emulate({store_partials<V>(grid - 1, block), add_partials<V>(grid, block)});
     INFO(run.describe());
     CHECK(run.has(FindingKind::kUninitializedRead));
   }
@@ -142,8 +141,7 @@ TEST_CASE("the CPU emulator catches wrong two-pass launches", "[chapter08][emula
     const emu::Pass<V> first{unsigned(grid), unsigned(block), 0, [](const emu::PassMemory<V>& m) {
                                two_pass_bugs::every_block_stores_first(m.input, m.n, m.partials);
                              }};
-    const auto run =
-        emu::emulate_passes(input, Passes<V>{first, add_partials<V>(grid, block)}, options, ch08::shared_bytes);
+    const auto run = emulate({first, add_partials<V>(grid, block)});
     INFO(run.describe());
     CHECK(run.has(FindingKind::kRace));               // the blocks' stores to out[0]
     CHECK(run.has(FindingKind::kUninitializedRead));  // partials[1] and [2], never stored

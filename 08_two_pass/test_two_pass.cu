@@ -37,16 +37,6 @@ void check_finishes(const T* input, std::size_t n, const Reference<T>& ref, cons
     }
 }
 
-// The same on fresh random elements of T.
-template <typename T>
-void check_finishes_at(std::size_t n, const std::vector<int>& blocks) {
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const auto host = generate_input<T>(n, seed);
-  const DeviceBuffer<T> input(host);
-  check_finishes(input.data(), n, reference_sum(host.data(), n), blocks);
-}
-
 // generate_input<int>'s elements, made on the GPU by the same function: 16 GiB needs no host memory.
 __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -111,8 +101,13 @@ std::size_t largest_index_simulated(std::size_t n, std::size_t grid_threads) {
 TEMPLATE_TEST_CASE("every finish, every block size, at the edges of a block and past 2^20", "[chapter08]",
                    std::int32_t, float, double) {
   for (const std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1023), std::size_t(1024),
-                              std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1})
-    check_finishes_at<TestType>(n, kEveryBlock);
+                              std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1}) {
+    const auto seed = testing::fresh_seed();
+    INFO("seed " << seed);
+    const auto host = generate_input<TestType>(n, seed);
+    const DeviceBuffer<TestType> input(host);
+    check_finishes(input.data(), n, reference_sum(host.data(), n), kEveryBlock);
+  }
 }
 
 TEST_CASE("every finish on 2^32 + 3 ints, past where a 32-bit index wraps", "[chapter08][huge]") {
@@ -135,14 +130,13 @@ TEST_CASE("every finish on 2^32 + 3 ints, past where a 32-bit index wraps", "[ch
   check_finishes(input.data(), n, streamed_int_sum(n, seed), {32, 256, 1024});
 }
 
+// Whether each run is right is the first test's question (at this n too); here, only their bits.
 TEMPLATE_TEST_CASE("cpu and kernel finishes: the same float bits in 100 runs", "[chapter08]", float, double) {
   using T = TestType;
   const auto seed = testing::fresh_seed();
   const std::size_t n = (std::size_t(1) << 24) - 1;
   INFO("seed " << seed << ", n = " << n);
-  const auto host = generate_input<T>(n, seed);
-  const auto ref = reference_sum(host.data(), n);
-  const DeviceBuffer<T> input(host);
+  const DeviceBuffer<T> input(generate_input<T>(n, seed));
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;
   for (const auto& finish : ch08::variants<T>()) {
@@ -155,12 +149,8 @@ TEMPLATE_TEST_CASE("cpu and kernel finishes: the same float bits in 100 runs", "
         result.poison();
         finish.launch(input.data(), n, result.data(), block, scratch, 0);
         const T r = result.download_one();
-        if (run == 0) {
-          first = r;
-          CHECK_MATCHES(first, ref, tolerance(ref, finish.depth(n, block)));
-        } else if (std::memcmp(&r, &first, sizeof(T)) != 0) {
-          ++differing;
-        }
+        if (run == 0) first = r;
+        differing += std::memcmp(&r, &first, sizeof(T)) != 0;
       }
       CHECK(differing == 0);
     }

@@ -1,7 +1,6 @@
-# ctest helper of chapter 10: user text with a newline or an escape character (ESC, which starts a
-# terminal's control sequences) in --gpus, in --vector-max or in an --input file's name comes back
-# escaped, as common/program.hpp's escaped() writes it: every error is one line on stderr, and no raw control
-# character reaches stdout or stderr. Runs PROGRAM with the GPU hidden.
+# ctest helper of chapter 10: a newline or an ESC in --gpus, in --vector-max or in an --input file's
+# name comes back escaped, as common/program.hpp's escaped() writes it: every error is one line on
+# stderr, and no raw ESC reaches stdout or stderr. Runs PROGRAM with the GPU hidden.
 #   cmake -DPROGRAM=<10_multi_gpu> -DWORK=<a folder for the files it names> -P EscapedText.cmake
 string(ASCII 27 esc)
 set(newline "\n")

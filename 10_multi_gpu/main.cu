@@ -5,7 +5,6 @@
 //   mpirun -np G 10_multi_gpu_mpi [the same]   (one process per GPU: processes_mpi.cpp, where MPI is found)
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <exception>
 #include <memory>
 #include <numeric>
@@ -144,9 +143,7 @@ void connect_peers(Gpus<T>& gpus, int G, const Processes& processes) {
 }
 
 // --launch gated: a GPU's sum waits behind this kernel until the host opens the gate, one word of
-// pinned host memory that every GPU reads over PCIe. The host opens it once every GPU has its work,
-// so the GPUs start together however long the host took to issue it (nvbench times a kernel behind
-// a blocking kernel for the same reason). With UVA the word's host address is its device address.
+// pinned host memory that every GPU reads over PCIe (with UVA its host address is its device one).
 __global__ void wait_at_gate(const volatile unsigned* gate) {
   while (*gate == 0) {
   }
@@ -160,11 +157,10 @@ struct Gate {
   ~Gate() { cudaFreeHost((void*)word); }
 };
 
-// GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes
-// nothing fails its check), step 1 between its start and reduced events, then step 2 and its stop:
-// the peer combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture,
-// flags is cudaEventRecordExternal: each event a node of the graph, recorded at every launch.
-// With a gate, the GPU waits at it before its start event.
+// GPU g's part of one sum, on its stream: its partial and total poisoned (a sum that writes nothing
+// fails its check), step 1 between its start and reduced events, then step 2 and its stop: the peer
+// combine, or its NCCL call unless the caller groups NCCL's calls. In a graph's capture, flags is
+// cudaEventRecordExternal: each event a node of the graph. With a gate, the GPU waits at it first.
 template <typename T>
 void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const volatile unsigned* gate = nullptr) {
   CUDA_CHECK(cudaSetDevice(g.device));
@@ -181,8 +177,7 @@ void issue_steps(Gpu<T>& g, bool peer, bool nccl_call, unsigned flags, const vol
 }
 
 // Every GPU's part, GPU after GPU (--launch loop, and what a graph captures). One thread driving
-// several GPUs makes NCCL's G calls between ncclGroupStart and ncclGroupEnd, which launches them
-// together: alone, the first call could wait for GPUs the thread has not reached yet.
+// several GPUs groups NCCL's G calls: alone, the first could wait for GPUs it has not reached yet.
 template <typename T>
 void issue_sum(const Gpus<T>& gpus, bool peer, unsigned flags, const volatile unsigned* gate = nullptr) {
   const bool grouped = !peer && gpus.size() > 1;
@@ -334,8 +329,8 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   const std::size_t n = file ? file->size() : options.n;
   Report report(info, options);
   report.set_input(data_type_of<T>(), n, source);
-  // G: --gpus, every visible GPU, or under mpirun the processes; then step 2's way. The analysis
-  // needs only G; a machine that cannot run the G GPUs stops after it (status 77).
+  // G: --gpus, every visible GPU, or under mpirun the processes; then step 2's way. A machine that
+  // cannot run the G GPUs stops after the analysis (status 77).
   const GpuStatus gpu = probe_gpu();
   int visible = 0;
   if (gpu.usable) CUDA_CHECK(cudaGetDeviceCount(&visible));
@@ -393,8 +388,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   const long double tol = tolerance(ref, static_cast<std::size_t>(processes.max(double(depth))));
   measured.alone = gather_items(processes, measured.alone);
 
-  // Set-up, timed apart (a program does it once): the communicators (under mpirun rank 0 makes
-  // NCCL's unique id, MPI hands it to every rank, each joins) and the mailboxes.
+  // Set-up, timed apart (a program does it once): the communicators and the mailboxes.
   processes.barrier();
   double began = now_us();
   if (!mpi) {
@@ -457,8 +451,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
   }
   processes.barrier();  // every process has closed the others' mailboxes before any frees its own
 
-  // The report, on rank 0 (every rank exits with the same status): the CUDA versions as every
-  // chapter gives them, all G GPUs in one line, the runs and the scaling, then the contrast.
+  // The report, on rank 0 (every rank exits with the same status).
   const std::vector<std::string> all_names = gather_texts(processes, names);
   int status = measured.correct && std::all_of(rows.begin(), rows.end(), [](auto& r) { return !r.wrong; }) ? 0 : 1;
   if (processes.rank() == 0) {

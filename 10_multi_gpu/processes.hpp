@@ -1,9 +1,8 @@
-// The processes of one run: the only part of chapter 10's program that differs between its two
-// ways, each program linking one version. 10_multi_gpu: one process drives every GPU
-// (processes_one.cpp: nobody to talk to). 10_multi_gpu_mpi: mpirun starts one process per GPU
-// (processes_mpi.cpp: MPI carries NCCL's unique id, the parts' references, the peer combine's IPC
-// handles and the report's numbers; NCCL and the GPUs move the data). Only rank 0 speaks
-// (QuietUnless), and every rank agrees on the outcome, so all exit with the same status.
+// The processes of one run, each program linking one version. 10_multi_gpu: one process drives
+// every GPU (processes_one.cpp: nobody to talk to). 10_multi_gpu_mpi: mpirun starts one process per
+// GPU (processes_mpi.cpp: MPI carries NCCL's unique id, the parts' references, the peer combine's
+// IPC handles and the report's numbers). Only rank 0 speaks (QuietUnless), and every rank agrees on
+// the outcome, so all exit with the same status.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +17,8 @@ namespace ch10 {
 
 class Processes {
  public:
-  // Starts MPI (MPI_Init) under 10_multi_gpu_mpi; nothing otherwise.
-  Processes(int& argc, char**& argv);
-  // Ends MPI (MPI_Finalize), which every process must reach.
-  ~Processes();
+  Processes(int& argc, char**& argv);  // under 10_multi_gpu_mpi: MPI_Init
+  ~Processes();                         // MPI_Finalize, which every process must reach
   Processes(const Processes&) = delete;
   Processes& operator=(const Processes&) = delete;
 

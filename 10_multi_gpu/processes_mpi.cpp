@@ -1,6 +1,5 @@
 // One process per GPU, started by mpirun (10_multi_gpu_mpi). MPI gives each process its rank, and
-// carries the NCCL unique id and the report's numbers between them; the same program runs across
-// several machines (README.md, "Several machines").
+// carries the NCCL unique id and the report's numbers between them.
 #include <mpi.h>
 
 #include <climits>
@@ -19,6 +18,14 @@ void check(int code, const char* call) {
     MPI_Error_string(code, text, &length);
     throw std::runtime_error(std::string(call) + " failed: " + std::string(text, length));
   }
+}
+
+// `value` of every rank, combined by `op`, on every rank.
+template <typename V>
+V all_reduce(V value, MPI_Datatype type, MPI_Op op) {
+  V result{};
+  check(MPI_Allreduce(&value, &result, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+  return result;
 }
 }  // namespace
 
@@ -53,23 +60,9 @@ std::vector<unsigned char> Processes::all_gather(const void* data, std::size_t b
   return all;
 }
 
-double Processes::max(double value) const {
-  double result = 0;
-  check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return result;
-}
-
-double Processes::sum(double value) const {
-  double result = 0;
-  check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return result;
-}
-
-int Processes::max(int value) const {
-  int result = 0;
-  check(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return result;
-}
+double Processes::max(double value) const { return all_reduce(value, MPI_DOUBLE, MPI_MAX); }
+double Processes::sum(double value) const { return all_reduce(value, MPI_DOUBLE, MPI_SUM); }
+int Processes::max(int value) const { return all_reduce(value, MPI_INT, MPI_MAX); }
 
 void Processes::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 

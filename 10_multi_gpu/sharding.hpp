@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -53,13 +52,10 @@ std::vector<T> random_part(std::uint64_t seed, Shard part) {
 // the peer combine adds in rank order, a chain too: so the worst order there is, G - 1.
 inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
 
-// The whole array's reference from its shards', in rank order: the same tree one level up, on the
-// CPU, so that each process needs only its own part in memory.
-//  - integers: the sums added with the same wrap-around modulo 2^32: exact. `wrapped`: a shard's
-//    sum or the total left the 32-bit range.
-//  - floats: the wide sums added in long double; the magnitudes and error bounds add, plus the
-//    rounding of those additions. A total whose magnitudes do not fit T is refused (status 2), as
-//    reference_sum refuses one array's.
+// The whole array's reference from its shards', in rank order, so that each process needs only its
+// own part in memory. Integers: the sums added modulo 2^32, exact. Floats: the wide sums, the
+// magnitudes and the error bounds added, plus the rounding of those additions; a total whose
+// magnitudes do not fit T is refused (status 2), as reference_sum refuses one array's.
 template <typename T>
 reduction::Reference<T> combine_references(const std::vector<reduction::Reference<T>>& shards) {
   reduction::Reference<T> whole;
@@ -94,18 +90,14 @@ reduction::Reference<T> combine_references(const std::vector<reduction::Referenc
 }
 
 // A collective's speed as nccl-tests reports it (doc/PERFORMANCE.md): algorithm bandwidth, the
-// vector's bytes over the time; bus bandwidth, what each GPU's links carried each way, 2 (G - 1) / G
-// times that for an all-reduce (one GPU moves nothing): comparable with the links' peak for any G.
+// vector's bytes over the time; bus bandwidth, what each GPU's links carried each way.
 inline double algorithm_bandwidth_gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
-inline double bus_bandwidth_gbps(double algorithm_gbps, int gpus) {
-  return gpus > 1 ? algorithm_gbps * 2.0 * (gpus - 1) / gpus : 0.0;
-}
-// Bytes each GPU sends (and receives) in a ring all-reduce of `bytes`.
-inline double allreduce_bytes_per_gpu(std::size_t bytes, int gpus) {
-  return gpus > 1 ? static_cast<double>(bytes) * 2.0 * (gpus - 1) / gpus : 0.0;
-}
+// What each GPU sends (and receives) in a ring all-reduce, per byte of the vector: 2 (G - 1) / G.
+inline double ring_factor(int gpus) { return gpus > 1 ? 2.0 * (gpus - 1) / gpus : 0.0; }
+inline double bus_bandwidth_gbps(double algorithm_gbps, int gpus) { return algorithm_gbps * ring_factor(gpus); }
+inline double allreduce_bytes_per_gpu(std::size_t bytes, int gpus) { return double(bytes) * ring_factor(gpus); }
 
 // The vector sizes of the sweep: one element, then 4 times larger, up to max_bytes (none below one).
 inline std::vector<std::size_t> allreduce_sizes(std::size_t element_bytes, std::size_t max_bytes) {

@@ -18,10 +18,11 @@ using ch10::Shard;
 
 namespace {
 
-// Every property the program relies on, for one (n, G).
+// Every property the program relies on, for one (n, G). Together they fix every shard: contiguous
+// from 0, counts that never grow, at most one apart, covering n: the first n % G hold one more.
 void check_split(std::size_t n, int gpus) {
   INFO("n = " << n << ", G = " << gpus);
-  std::size_t next = 0, smallest = std::numeric_limits<std::size_t>::max(), largest = 0;
+  std::size_t next = 0, smallest = std::numeric_limits<std::size_t>::max(), largest = 0, empty_seen = 0;
   for (int g = 0; g < gpus; ++g) {
     const Shard s = ch10::shard_of(n, gpus, g);
     INFO("shard " << g << " = [" << s.begin << ", " << s.end() << ")");
@@ -30,47 +31,35 @@ void check_split(std::size_t n, int gpus) {
     next = s.end();
     smallest = std::min(smallest, s.count);
     largest = std::max(largest, s.count);
+    empty_seen += s.count == 0;
   }
   CHECK(next == n);                                    // together they cover [0, n) exactly
   CHECK(largest - smallest <= 1);                      // as equal as whole elements allow
   CHECK(largest == (n + gpus - 1) / gpus);             // ceil(n / G)
   CHECK(ch10::largest_shard(n, gpus) == largest);
-  const std::size_t empty = n < std::size_t(gpus) ? gpus - n : 0;
-  std::size_t empty_seen = 0;
-  for (int g = 0; g < gpus; ++g) empty_seen += ch10::shard_of(n, gpus, g).count == 0;
-  CHECK(empty_seen == empty);                          // only n < G leaves GPUs without elements
+  CHECK(empty_seen == (n < std::size_t(gpus) ? gpus - n : 0));  // only n < G leaves GPUs without elements
+}
+
+// Each shard's reference, in rank order, for `gpus` GPUs over `data`.
+template <typename T>
+std::vector<Reference<T>> shard_references(const std::vector<T>& data, int gpus) {
+  std::vector<Reference<T>> parts;
+  for (int g = 0; g < gpus; ++g) {
+    const Shard s = ch10::shard_of(data.size(), gpus, g);
+    parts.push_back(reference_sum(data.data() + s.begin, s.count));
+  }
+  return parts;
 }
 
 }  // namespace
 
+// With n divisible by G (8 over 4, 2^31 over 2: the goal's 2^30 a GPU), with a remainder (10 over
+// 4: 3, 3, 2, 2), with n < G (3 over 5: 1, 1, 1, 0, 0), G = 1 the whole array, and past 2^32.
 TEST_CASE("the shards cover the array exactly, in order, as equal as they can be", "[sharding]") {
-  const std::vector<std::size_t> sizes = {1, 2, 3, 5, 7, 8, 9, 1000, 1000003, std::size_t(1) << 30,
-                                          (std::size_t(1) << 31) + 5, (std::size_t(1) << 33) + 7};
+  const std::vector<std::size_t> sizes = {1, 2, 3, 5, 7, 8, 9, 10, 1000, 12345, 1000003, std::size_t(1) << 30,
+                                          std::size_t(1) << 31, (std::size_t(1) << 31) + 5, (std::size_t(1) << 33) + 7};
   for (int gpus : {1, 2, 3, 4, 5, 7, 8, 16, 64, 1000})
     for (std::size_t n : sizes) check_split(n, gpus);
-}
-
-TEST_CASE("n divisible by G gives equal shards; the remainder goes to the first GPUs", "[sharding]") {
-  CHECK(ch10::shard_of(8, 4, 3).begin == 6);
-  CHECK(ch10::shard_of(8, 4, 3).count == 2);
-  // 10 over 4: 3, 3, 2, 2.
-  const std::vector<std::size_t> counts = {3, 3, 2, 2}, begins = {0, 3, 6, 8};
-  for (int g = 0; g < 4; ++g) {
-    CHECK(ch10::shard_of(10, 4, g).count == counts[g]);
-    CHECK(ch10::shard_of(10, 4, g).begin == begins[g]);
-  }
-  // 2^30 per GPU, the goal's size: exactly 2^30 each, and G = 1 is the whole array.
-  CHECK(ch10::shard_of(std::size_t(1) << 31, 2, 1).count == std::size_t(1) << 30);
-  CHECK(ch10::shard_of(12345, 1, 0).count == 12345);
-}
-
-TEST_CASE("n < G: the first n GPUs hold one element each, the others none", "[sharding]") {
-  for (int g = 0; g < 5; ++g) {
-    const Shard s = ch10::shard_of(3, 5, g);
-    CHECK(s.count == (g < 3 ? 1u : 0u));
-    CHECK(s.begin == std::size_t(std::min(g, 3)));
-  }
-  CHECK(ch10::largest_shard(1, 8) == 1);
 }
 
 TEST_CASE("a rank outside [0, G) is refused", "[sharding]") {
@@ -109,12 +98,7 @@ TEST_CASE("integer shards' references combine to the whole array's, bit for bit"
   const auto data = generate_input<std::int32_t>(n, seed);
   const auto whole = reference_sum(data.data(), n);
   for (int gpus : {1, 2, 3, 7, 16}) {
-    std::vector<Reference<std::int32_t>> parts;
-    for (int g = 0; g < gpus; ++g) {
-      const Shard s = ch10::shard_of(n, gpus, g);
-      parts.push_back(reference_sum(data.data() + s.begin, s.count));
-    }
-    const auto combined = ch10::combine_references(parts);
+    const auto combined = ch10::combine_references(shard_references(data, gpus));
     CHECK(combined.exact);
     CHECK(combined.value == whole.value);
     CHECK(combined.wrapped == whole.wrapped);
@@ -124,11 +108,7 @@ TEST_CASE("integer shards' references combine to the whole array's, bit for bit"
 TEST_CASE("a total that leaves 32 bits wraps like the GPU's adds, and says so", "[sharding]") {
   const std::vector<std::int32_t> data(6, std::numeric_limits<std::int32_t>::max() / 2);  // total past 2^31
   const auto whole = reference_sum(data.data(), data.size());
-  std::vector<Reference<std::int32_t>> parts;
-  for (int g = 0; g < 3; ++g) {
-    const Shard s = ch10::shard_of(data.size(), 3, g);
-    parts.push_back(reference_sum(data.data() + s.begin, s.count));
-  }
+  const auto parts = shard_references(data, 3);
   CHECK_FALSE(parts[0].wrapped);  // each shard fits in 32 bits ...
   const auto combined = ch10::combine_references(parts);
   CHECK(combined.value == whole.value);
@@ -140,16 +120,10 @@ TEST_CASE("shards whose float sum together leaves the type are refused, as one a
   // (status 2): the combined reference must refuse it too, whatever the split.
   const std::vector<double> data = {1e308, 1e308};
   CHECK_THROWS_AS(reference_sum(data.data(), data.size()), InputError);
-  std::vector<Reference<double>> parts;
-  for (int g = 0; g < 2; ++g) parts.push_back(reference_sum(data.data() + g, 1));
-  CHECK_THROWS_AS(ch10::combine_references(parts), InputError);
-  const std::vector<float> floats = {3e38f, 3e38f};
-  const std::vector<Reference<float>> float_parts = {reference_sum(floats.data(), 1), reference_sum(floats.data() + 1, 1)};
-  CHECK_THROWS_AS(ch10::combine_references(float_parts), InputError);
+  CHECK_THROWS_AS(ch10::combine_references(shard_references(data, 2)), InputError);
+  CHECK_THROWS_AS(ch10::combine_references(shard_references(std::vector<float>{3e38f, 3e38f}, 2)), InputError);
   // Below the largest value, it is not refused.
-  const std::vector<double> fits = {1e307, 1e307};
-  CHECK_NOTHROW(ch10::combine_references(std::vector<Reference<double>>{reference_sum(fits.data(), 1),
-                                                                         reference_sum(fits.data() + 1, 1)}));
+  CHECK_NOTHROW(ch10::combine_references(shard_references(std::vector<double>{1e307, 1e307}, 2)));
 }
 
 TEST_CASE("float shards' references combine within both references' error bounds", "[sharding]") {
@@ -163,12 +137,7 @@ TEST_CASE("float shards' references combine within both references' error bounds
     const auto whole = reference_sum(data.data(), n);
     for (int gpus : {1, 2, 5, 8}) {
       INFO("G = " << gpus);
-      std::vector<std::decay_t<decltype(whole)>> parts;
-      for (int g = 0; g < gpus; ++g) {
-        const Shard s = ch10::shard_of(n, gpus, g);
-        parts.push_back(reference_sum(data.data() + s.begin, s.count));
-      }
-      const auto combined = ch10::combine_references(parts);
+      const auto combined = ch10::combine_references(shard_references(data, gpus));
       CHECK_FALSE(combined.exact);
       CHECK(std::fabs(combined.precise - whole.precise) <= combined.error + whole.error);
       CHECK(std::fabs(combined.magnitude - whole.magnitude) <= 1e-9L * whole.magnitude);

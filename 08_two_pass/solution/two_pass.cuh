@@ -1,9 +1,6 @@
 // Chapter 08: the two-pass reduction. A grid sized to fill the GPU once, a grid-stride loop that
-// spreads any n over it, and block partials combined without atomics.
-//
-// Chapter 09 builds on this header (as chapter 10 builds on 09's): its kernels take their loads
-// from thread_partial, their grid from resident_blocks and grid_for, and launch through
-// launch_two_passes.
+// spreads any n over it, and block partials combined without atomics. Chapter 09's kernels take
+// their loads, grids and launches from here.
 #pragma once
 
 #include <algorithm>
@@ -35,19 +32,13 @@ enum class Handoff { Store, AtomicAdd };
 // Chapter 07 launched a number of blocks that grew with n and needed a coarsening factor tuned to
 // it, and its atomicAdds summed floats in a different order on every run. Here the grid has a
 // fixed size, chosen from the device (grid_size below), and a grid-stride loop spreads any n over
-// it: with G blocks of B threads, the grid's G x B threads read elements 0 .. GB - 1 together,
-// then the next GB, and so on, each pass one coalesced sweep. The block's tree follows, and
-// thread 0 stores the block's partial in out[blockIdx.x]. The same kernel, launched again with a
-// single block over those partials, finishes the job: the order of every addition is fixed by the
-// code, so float results are the same, bit for bit, on every run.
+// it. Thread 0 stores the block's partial in out[blockIdx.x], and the same kernel, launched again
+// with a single block over those partials, finishes the job: the order of every addition is fixed
+// by the code, so float results are the same, bit for bit, on every run.
 //
-// Loads in flight. A grid of G blocks is far fewer threads than chapter 07 launched, and a thread
-// whose loop issues one load and then waits for it has one load in flight. Little's law: what is in
-// flight equals throughput times the time each load takes, so to stream at the memory's full
-// bandwidth the bytes in flight must cover bandwidth x latency. One 4-byte load for each thread of
-// a full grid does not (README.md measures it). So each iteration issues kLoadsInFlight independent
-// loads before it adds any of them: the additions keep the plain loop's order, so the result is
-// the same, bit for bit, as one load at a time.
+// Loads in flight. A full grid of threads that each wait for one 4-byte load at a time does not
+// keep bandwidth x latency bytes in flight (Little's law; README.md). So each iteration issues
+// kLoadsInFlight independent loads before it adds any of them, in the plain loop's order.
 constexpr int kLoadsInFlight = 4;
 
 // One thread's share of a grid-stride pass over n elements by `grid_threads` threads (G x B):
@@ -130,13 +121,11 @@ inline int device_attribute(cudaDeviceAttr attribute) {
 inline int multiprocessors() { return device_attribute(cudaDevAttrMultiProcessorCount); }
 
 // How many blocks of `kernel` the GPU runs at once: its multiprocessors times the blocks of this
-// size that fit on one (the occupancy calculator weighs registers, shared memory and the thread
-// limit). A grid of that size keeps every multiprocessor full, and a grid-stride loop lets it
-// cover any n. The answer depends only on the device, the kernel, the block size and the shared
-// memory, so it is asked once and kept: the launch path then makes no driver query, which matters
-// when a reduction takes microseconds. The table is shared by every host thread, so a lock guards
-// it. At least one block per multiprocessor is reported, so that a grid is never empty: a kernel
-// that fits nowhere then fails at its launch, with the launch's own error.
+// size that fit on one (the occupancy calculator). Asked once per device, kernel, block and shared
+// memory, and kept in a table every host thread shares (so under a lock): the launch path then
+// makes no driver query, which matters when a reduction takes microseconds. At least one block per
+// multiprocessor is reported, so that a grid is never empty: a kernel that fits nowhere then fails
+// at its launch, with the launch's own error.
 template <typename Kernel>
 int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes) {
   static std::mutex mutex;
@@ -157,9 +146,8 @@ template <typename Kernel>
 int resident_blocks(Kernel kernel, int block, std::size_t shared_bytes);
 #endif
 
-// The grid of a pass over `work` items, `per_block` items to a block: every resident block (more
-// would only wait for a free multiprocessor, then loop over the same input), or fewer when there
-// is not enough work to give each of them something; never none (resident is at least 1).
+// The grid of a pass over `work` items, `per_block` items to a block: every resident block, or fewer
+// when there is not enough work to give each of them something; never none.
 inline int grid_for(std::size_t work, std::size_t per_block, int resident) {
   const std::size_t wanted = (work + per_block - 1) / per_block;
   return static_cast<int>(std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(resident)));
@@ -214,10 +202,9 @@ void launch_finish_kernel(const T* input, std::size_t n, T* result, int block, D
   CUDA_CHECK_LAUNCH();
 }
 
-// finish_kernel's two passes for any kernel of its shape, kernel(input, n, out) with the block's
-// result in out[blockIdx.x]: `grid` blocks leave one result each in scratch, then one block
-// reduces those with the same kernel. With a single block the first pass already gives the
-// answer. Chapter 09's kernels launch through it.
+// finish_kernel's two passes for any kernel(input, n, out) that leaves the block's result in
+// out[blockIdx.x]; with a single block the first pass already gives the answer. Chapter 09's
+// kernels launch through it.
 template <typename T, typename Kernel>
 void launch_two_passes(Kernel kernel, const T* input, std::size_t n, T* result, int block, int grid,
                        std::size_t shared_bytes, DeviceScratch& scratch, cudaStream_t stream) {

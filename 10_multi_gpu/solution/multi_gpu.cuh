@@ -1,9 +1,7 @@
-// Chapter 10: the same tree one level up, across GPUs. The array is split into G shards, one per
-// GPU; each GPU reduces its shard to one partial sum with chapter 09's `fastest` (step 1), all at
-// once; then the G partials are added and the total lands on every GPU (step 2). Step 2 moves one
-// number per GPU, so its cost is latency, and two ways to pay it are here: one NCCL all-reduce of
-// one element (launch_combine), and, where the GPUs reach each other's memory, the peer combine
-// (launch_peer_combine): each GPU stores its partial straight into every GPU over NVLink.
+// Chapter 10: the same tree one level up, across GPUs. Each GPU reduces its shard to one partial
+// sum with chapter 09's `fastest` (step 1); then the G partials are added and the total lands on
+// every GPU (step 2), by one NCCL all-reduce of one element (launch_combine) or, where the GPUs
+// reach each other's memory, by the peer combine (launch_peer_combine).
 #pragma once
 
 #include <cuda/atomic>
@@ -31,10 +29,7 @@ inline void check_nccl(ncclResult_t code, const char* call, const char* file, in
   std::cerr << what << std::endl;
   throw reduction::CudaFailure(what);
 }
-}  // namespace ch10
 #define NCCL_CHECK(call) ::ch10::check_nccl((call), #call, __FILE__, __LINE__)
-
-namespace ch10 {
 
 using reduction::DeviceScratch;
 
@@ -65,8 +60,6 @@ void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceS
 // Step 2 with NCCL, on every GPU together: the `count`-element vectors `partials` of all GPUs of
 // `comm` added element by element, the sums in `totals` on every GPU (an all-reduce). The sum
 // calls it with count = 1; the contrast, data-parallel training's all-reduce, with millions.
-// It is queued on `stream` behind step 1, like a kernel. One process driving several GPUs makes
-// the G calls between ncclGroupStart() and ncclGroupEnd(), so that NCCL launches them together.
 template <typename T>
 void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t comm, cudaStream_t stream) {
   // EXERCISE: one NCCL call that adds the `count` elements of `partials` across every GPU of `comm`,
@@ -85,14 +78,9 @@ void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t 
 // Step 2 without NCCL: the peer combine. Each GPU has a mailbox in its memory that every GPU can
 // store into (peer access over NVLink). One warp per GPU: lane j stores this GPU's partial into
 // its slot of GPU j's mailbox, then waits for GPU j's partial in this GPU's mailbox; lane 0 adds
-// the G partials in rank order, so every GPU gets the same bits. One store across the link, a wait.
-//
-// The data carries its own flag, as NCCL's low-latency protocol does: a 64-bit word holds 32 bits
-// of the partial and the exchange's number (its epoch), stored and loaded whole, so a reader that
-// sees this epoch sees this exchange's bits: no fence. (A double takes two words.) The epochs only
-// count up; the slots come in two sets, used in turn, because a GPU that has all of exchange e may
-// store e + 1's before a slower GPU has read e's. It cannot store e + 2's (in e's set) before every
-// GPU has sent e + 1's, which each sends only after reading e's.
+// the G partials in rank order, so every GPU gets the same bits. A 64-bit word holds 32 bits of the
+// partial and the exchange's number (its epoch), so no fence is needed; the slots come in two sets,
+// used in turn (README.md says why two).
 constexpr int kMaxPeerGpus = 32;  // one lane per GPU
 inline std::size_t mailbox_words(int gpus) { return 2 * 2 * std::size_t(gpus) + 1; }  // 2 sets x G slots x 2 words, the epoch
 
