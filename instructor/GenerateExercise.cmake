@@ -23,9 +23,25 @@ function(_exercise_error where)
   message(FATAL_ERROR "no exercise version was written")
 endfunction()
 
+# reduction_next_line(<text> <line> <newline>): takes the first line off the string in <text>;
+# <newline> is "" for a last line without one. A file walked this way, never as a CMake list,
+# keeps its `;`, `[` and `]`, which a list would take apart or glue together.
+macro(reduction_next_line text line newline)
+  string(FIND "${${text}}" "\n" _end)
+  if(_end EQUAL -1)
+    set(${line} "${${text}}")
+    set(${newline} "")
+    set(${text} "")
+  else()
+    string(SUBSTRING "${${text}}" 0 ${_end} ${line})
+    math(EXPR _end "${_end} + 1")
+    string(SUBSTRING "${${text}}" ${_end} -1 ${text})
+    set(${newline} "\n")
+  endif()
+endmacro()
+
 # reduction_generate_exercise(<solution> <exercise> <count_var>): writes the exercise version and
-# sets <count_var> to its number of exercises. The file is walked a line at a time as one string,
-# never a CMake list, which would take apart or glue together the `;`, `[` and `]` of a header.
+# sets <count_var> to its number of exercises.
 function(reduction_generate_exercise solution exercise count_var)
   if(NOT EXISTS "${solution}")
     _exercise_error("${solution}" "no such file")
@@ -39,17 +55,7 @@ function(reduction_generate_exercise solution exercise count_var)
   set(exercises 0)
   set(number 0)
   while(NOT rest STREQUAL "")
-    string(FIND "${rest}" "\n" end)
-    if(end EQUAL -1)  # a last line without a newline stays without one
-      set(line "${rest}")
-      set(newline "")
-      set(rest "")
-    else()
-      string(SUBSTRING "${rest}" 0 ${end} line)
-      math(EXPR after "${end} + 1")
-      string(SUBSTRING "${rest}" ${after} -1 rest)
-      set(newline "\n")
-    endif()
+    reduction_next_line(rest line newline)  # a last line without a newline stays without one
     math(EXPR number "${number} + 1")
     set(where "${solution}:${number}")
 
