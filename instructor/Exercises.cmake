@@ -51,23 +51,35 @@ endfunction()
 function(reduction_add_exercise_tests)
   set(here ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   set(work_dir ${CMAKE_BINARY_DIR}/exercise_tests)
-  # A good fixture must come out exactly as its .expected file; a bad one must stop the generator
-  # with the file, line and message its first line names (`// expected error at line N: ...`).
+  # A good fixture must come out exactly as its .expected file.
   file(GLOB fixtures CONFIGURE_DEPENDS ${here}/tests/*.cuh)
   foreach(fixture IN LISTS fixtures)
-    get_filename_component(name ${fixture} NAME)
-    get_filename_component(test ${fixture} NAME_WE)
-    set(test exercises.generator.${test})
-    set(command ${CMAKE_COMMAND} -DSOLUTION=${fixture} -DEXERCISE=${work_dir}/${name})
-    if(EXISTS ${fixture}.expected)
-      add_test(NAME ${test} COMMAND ${command} -DEXPECTED=${fixture}.expected -P ${here}/GenerateExercise.cmake)
-    else()
-      file(STRINGS ${fixture} first_line LIMIT_COUNT 1)
-      string(REGEX REPLACE "^// expected error at line ([0-9]+): " "/${name}:\\1: " expect "${first_line}")
-      add_test(NAME ${test} COMMAND ${command} -P ${here}/GenerateExercise.cmake)
-      set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}.*no exercise version was written")
-    endif()
-    set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu")
+    get_filename_component(name ${fixture} NAME_WE)
+    add_test(NAME exercises.generator.${name} COMMAND ${CMAKE_COMMAND} -DSOLUTION=${fixture}
+             -DEXERCISE=${work_dir}/${name}.cuh -DEXPECTED=${fixture}.expected -P ${here}/GenerateExercise.cmake)
+    set_tests_properties(exercises.generator.${name} PROPERTIES LABELS "exercises;cpu")
+  endforeach()
+  # A bad header, this one with one edit (<name>|<text>|<replaced by>|<line>|<message>), must stop
+  # the generator with the file, line and message.
+  set(header "#pragma once\n\nint f() {\n  // EXERCISE: return one.\n  return 1;\n  // END EXERCISE\n}\n")
+  foreach(case
+      "empty_exercise|// EXERCISE: return one.|// EXERCISE:|4|an EXERCISE without its text"
+      "end_without_exercise|// END EXERCISE|// END EXERCISE\n  // END EXERCISE|7|an END EXERCISE without an EXERCISE"
+      "hint_after_code|  // END EXERCISE|  // HINT: too late.\n  // END EXERCISE|6|a HINT after the solution code"
+      "hint_outside|int f() {|// HINT: no exercise.\nint f() {|3|a HINT outside an exercise"
+      "misspelt|// EXERCISE:|//EXERCISE:|4|a misspelt marker"
+      "nested|  // END|  // EXERCISE: 2\n  // END EXERCISE\n  // END|6|an EXERCISE inside the exercise opened at line 4"
+      "no_pragma_once|#pragma once\n\n||2|an exercise in a file without #pragma once"
+      "placeholder_outside|int f() {|// PLACEHOLDER: int g()\nint f() {|3|a PLACEHOLDER outside an exercise"
+      "unclosed|  // END EXERCISE\n||4|an EXERCISE without its // END EXERCISE")
+    string(REGEX MATCH "^([^|]*)[|]([^|]*)[|]([^|]*)[|]([0-9]+)[|](.*)$" case "${case}")
+    string(REPLACE "${CMAKE_MATCH_2}" "${CMAKE_MATCH_3}" bad "${header}")
+    file(WRITE ${work_dir}/bad/${CMAKE_MATCH_1}.cuh "${bad}")
+    set(test exercises.generator.${CMAKE_MATCH_1})
+    add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -DSOLUTION=${work_dir}/bad/${CMAKE_MATCH_1}.cuh
+             -DEXERCISE=${work_dir}/${CMAKE_MATCH_1}.cuh -P ${here}/GenerateExercise.cmake)
+    set(expect "/${CMAKE_MATCH_1}.cuh:${CMAKE_MATCH_4}: ${CMAKE_MATCH_5}.*no exercise version was written")
+    set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu" PASS_REGULAR_EXPRESSION "${expect}")
   endforeach()
 
   # Every chapter's solution headers generate, and, but in a handout (which has HANDOUT.md and

@@ -1,22 +1,15 @@
 // GPU test of a chapter's bug zoo for the detectors that need a GPU and a launcher: value,
 // nondeterministic, and the runs that compute-sanitizer watches (cmake/Sanitize.cmake). Zoo.cmake
-// compiles it once per chapter, against the chapter's generated zoo_list.hpp, which gives each bug
-// with a launch: its launcher, the solution's, and the n and block it is run at.
+// compiles it once per chapter, against the chapter's generated zoo_list.hpp.
 //
 //   <chapter>_zoo_gpu --bug NAME --detector value             the bug's int sum is wrong, the solution's right
 //   <chapter>_zoo_gpu --bug NAME --detector nondeterministic  the bug's float sum changes between runs,
 //                                                             the solution's never does
 //   <chapter>_zoo_gpu --bug NAME --detector run [--solution]  one run of the bug (or of the solution),
-//                                                             for compute-sanitizer; its sum is printed,
-//                                                             not checked (a race may change it)
+//                                                             its sum printed, not checked (a race may change it)
 //
 // Exit status: 0 the detector fired for the bug and not for the solution (run: the runs finished),
-// 1 it did not, 2 a bad option, 3 a CUDA error, 77 no usable GPU or not enough device memory
-// (ctest reports a skip).
-//
-// Input: up to 2^31 elements, random positive ints (so that whatever a bug leaves out changes the
-// sum) or floats; past 2^31, where a 32-bit index is tested, zero below element 2^31 and 0x01010101
-// (odd) from there, made on the GPU, whose int sum is known without reading it.
+// 1 it did not, 2 a bad option, 3 a CUDA error, 77 no usable GPU or not enough device memory.
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -73,7 +66,9 @@ E run_once(Launcher<E> launch, const reduction::DeviceBuffer<E>& input, std::siz
   return result.download_one();
 }
 
-// The int input of n elements and its exact sum (modulo 2^32, as the kernels wrap around).
+// The int input of n elements and its exact sum (modulo 2^32, as the kernels wrap around): random
+// positive ints, so that whatever a bug leaves out changes the sum; past 2^31 elements, where a
+// 32-bit index is tested, zero below element 2^31 and 0x01010101 (odd) from there, made on the GPU.
 reduction::DeviceBuffer<std::int32_t> int_input(std::size_t n, std::int32_t& sum) {
   if (n <= kDeviceFillFrom) {
     std::vector<std::int32_t> host = reduction::generate_input<std::int32_t>(n, std::random_device{}());
