@@ -2,18 +2,12 @@
 #
 #   cmake -DSOLUTION=<solution>/<name>.cuh -DEXERCISE=<out>/<name>.cuh [-DEXPECTED=<file>] -P GenerateExercise.cmake
 #
-# The marker lines are comments, so the solution compiles as it is; each keeps its indentation:
-#
-#   // EXERCISE: <one line: what the student writes here>     becomes  // TODO: <that line>
-#   // HINT: <a hint>          (zero or more, directly after)   becomes  //   <the hint>
-#   // PLACEHOLDER: <code>     (zero or more, in the block)     becomes  <code>   (so the file compiles)
-#   ... the solution code ...                                   dropped
-#   // END EXERCISE                                             dropped
-#
-# A file with an exercise gets `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once`
-# (the programs then say the kernel is not written yet); one without markers comes out unchanged.
-# A marker out of place stops the generator with `<file>:<line>: <what is wrong>`. EXPECTED (the
-# generator's tests): the output must equal that file, byte for byte.
+# The markers (instructor/README.md) are comment lines, so the solution compiles as it is: EXERCISE
+# becomes a TODO, its HINTs the lines under it, a PLACEHOLDER's code stays (so that the exercise
+# compiles), and the solution code and END EXERCISE are dropped. A file with an exercise gets
+# `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once` (the programs then say the
+# kernel is not written yet). A marker out of place stops the generator with `<file>:<line>: <what>`.
+# EXPECTED (the generator's tests): the output must equal that file, byte for byte.
 cmake_minimum_required(VERSION 3.25)
 
 # Stops with `<where>: <what>` on a line of its own, as a compiler reports an error.
