@@ -122,17 +122,16 @@ function(reduction_add_list_test chapter)
                              LABELS "${label};cpu")
 endfunction()
 
-# reduction_add_test_program(<target> <cpu|gpu> <source>...): a gpu one is left out of `all` where
-# REDUCTION_BUILD_GPU_TESTS is off, and built by gpu_tests.
+# reduction_add_test_program(<target> <cpu|gpu> <source>...): built by the target cpu_tests or
+# gpu_tests (cmake/Fuzz.cmake); a gpu one is left out of `all` where REDUCTION_BUILD_GPU_TESTS is off.
 function(reduction_add_test_program target kind)
   if(kind STREQUAL "cpu" OR REDUCTION_BUILD_GPU_TESTS)
     add_executable(${target} ${ARGN})
   else()
     add_executable(${target} EXCLUDE_FROM_ALL ${ARGN})
   endif()
-  if(kind STREQUAL "gpu")
-    set_property(GLOBAL APPEND PROPERTY REDUCTION_GPU_TEST_PROGRAMS ${target})
-  endif()
+  string(TOUPPER ${kind} kind)
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_${kind}_TEST_PROGRAMS ${target})
 endfunction()
 
 # reduction_add_gpu_test(<test> LABELS ... COMMAND ... [PROPERTIES ...]): a test of a gpu program,
