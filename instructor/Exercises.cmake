@@ -10,16 +10,10 @@ function(reduction_use_kernel_headers)
   if(NOT IS_DIRECTORY ${solution_dir})
     return()
   endif()
-  if(NOT REDUCTION_EXERCISES)
-    foreach(target IN LISTS ARGN)
-      target_include_directories(${target} PRIVATE ${solution_dir})
-    endforeach()
-    return()
-  endif()
   set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(exercise_dir ${CMAKE_BINARY_DIR}/exercises/${chapter})
-  if(NOT TARGET ${chapter}_exercise_headers)  # made once per chapter, whoever asks first
+  if(REDUCTION_EXERCISES AND NOT TARGET ${chapter}_exercise_headers)  # made once per chapter
     file(GLOB solutions CONFIGURE_DEPENDS LIST_DIRECTORIES false ${solution_dir}/*)
     set(exercises "")
     foreach(solution IN LISTS solutions)
@@ -41,8 +35,12 @@ function(reduction_use_kernel_headers)
     add_custom_target(${chapter}_exercise_headers DEPENDS ${exercises})
   endif()
   foreach(target IN LISTS ARGN)
-    target_include_directories(${target} PRIVATE ${exercise_dir})
-    add_dependencies(${target} ${chapter}_exercise_headers)
+    if(REDUCTION_EXERCISES)
+      target_include_directories(${target} PRIVATE ${exercise_dir})
+      add_dependencies(${target} ${chapter}_exercise_headers)
+    else()
+      target_include_directories(${target} PRIVATE ${solution_dir})
+    endif()
   endforeach()
 endfunction()
 
@@ -82,16 +80,10 @@ function(reduction_add_exercise_tests)
     set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu" PASS_REGULAR_EXPRESSION "${expect}")
   endforeach()
 
-  # Every chapter's solution headers generate, and, but in a handout (which has HANDOUT.md and
-  # exercises already), every chapter with solution/ has markers.
-  set(handout_source OFF)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
-    set(handout_source ON)
-  endif()
   string(REPLACE ";" "|" chapters "${REDUCTION_CHAPTERS}")
   add_test(NAME exercises.chapters
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} "-DCHAPTERS=${chapters}" -DWORK_DIR=${work_dir}/chapters
-            -DHANDOUT_SOURCE=${handout_source} -P ${here}/tests/CheckChapters.cmake)
+            -P ${here}/tests/CheckChapters.cmake)
   set_tests_properties(exercises.chapters PROPERTIES LABELS "exercises;cpu")
 
   # The students' tree, written afresh on every build of the target; and the same script, checked
@@ -104,8 +96,8 @@ function(reduction_add_exercise_tests)
     COMMENT "Writing the students' tree, without solutions, to ${CMAKE_BINARY_DIR}/handout")
   add_test(NAME exercises.handout COMMAND ${handout} -DHANDOUT_DIR=${work_dir}/handout -DCHECK=ON -P ${here}/Handout.cmake)
   set_tests_properties(exercises.handout PROPERTIES LABELS "exercises;cpu" FIXTURES_SETUP handout)
-  # And the solutions' code is nowhere in it: not in a README, a helper or a test.
-  if(Python3_Interpreter_FOUND AND NOT handout_source)
+  # And the solutions' code is nowhere in it (a handout holds no solution to look for).
+  if(Python3_Interpreter_FOUND AND NOT EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
     add_test(NAME exercises.handout_answers
       COMMAND ${Python3_EXECUTABLE} ${here}/tests/handout_answers.py ${PROJECT_SOURCE_DIR} ${work_dir}/handout)
     set_tests_properties(exercises.handout_answers PROPERTIES LABELS "exercises;cpu" FIXTURES_REQUIRED handout)
