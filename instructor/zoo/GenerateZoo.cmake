@@ -7,8 +7,8 @@
 # first the chapter's keys, then one block per bug, from its `bug: <name>` line on.
 #
 # Before the first bug, besides header: and namespace: (both required):
-#   kernel:  the kernel the CPU test runs, `convergent_kernel` (instantiated for the element E) or a
-#            template with E in it, `coarsened_kernel<2, E>`; needed when a bug names the emulator
+#   kernel:  the kernel the CPU test runs, for the element E: `coarsened_kernel<2, E>`; needed when
+#            a bug names the emulator
 #   blocks:  for a grid kernel, the blocks for n elements in blocks of `block` threads, an expression
 #            of the header: `block_count(n, block)`
 #   launch:  the launcher the GPU tests call, `launch<E>` (arguments as in the chapters' registries);
@@ -16,13 +16,12 @@
 #   passes:  (08, 09) how the CPU test launches the kernel, as the launcher does: `two_passes`,
 #            kernel(input, n, out) over the grid, then one block over its results; `one_pass`,
 #            kernel(input, n, block_results, result, blocks_done), the last block finishing. With
-#            passes:, `kernel:` is a template with E, as named inside the header's namespace
+#            passes:, `kernel:` is named as inside the header's namespace
 #   shared:  with passes:, each launch's dynamic shared memory in bytes, an expression of the
 #            header's names, `block` and E (`warp_finish_slots(block) * sizeof(E)`); default 0
 # In a bug, besides find:, replace:, caught: and why:
 #   header:, launch:, kernel:, passes:, shared:   the bug's own, where it edits what the chapter's do not name
 #   n:       the elements the GPU tests give it (default 1000; past 2^31, see zoo_gpu.cu's input)
-#   block:   the threads a block (default 256)
 #
 # `find` is text of the header that must occur exactly once (an edit of the solution that moves it
 # stops the generator, rather than make another bug than the one described); `replace` takes its
@@ -30,19 +29,10 @@
 # a line break. `caught` names the detectors that must catch the bug (instructor/README.md);
 # `emulator:race,wrong_value` names the findings too.
 #
-# Out: <OUT_DIR>/<bug>/<header>, the solution with the edits and its namespace renamed <namespace>_<bug>
-# (reaching the solution's other headers through `using namespace <namespace>;`), so that every bug
-# compiles into one program beside the solution; and <OUT_DIR>/zoo_list.hpp, which includes them all
-# and defines for the zoo's tests (zoo_*.cpp, zoo_*.cu) REDUCTION_ZOO_CHAPTER, _TAG, _KERNEL(ns, E),
-# _SOLUTION(E) (not with passes:), _BLOCKS(ns, n, block) (with blocks:) and _BUGS, a list of
-# REDUCTION_ZOO_BUG(bug, namespace, "caught", "why"); REDUCTION_ZOO_PREPARE(ns), which the includer may
-# define, comes before each namespace's headers. Where the includer defines
-#   REDUCTION_ZOO_PASSES     ZooPasses_<bug><E> (kernel, kOnePass, shared_bytes) in the bug's namespace
-#                            and the solution's, per emulator bug with passes:, in REDUCTION_ZOO_PASSES_BUGS
-#   REDUCTION_ZOO_LAUNCHERS  zoo_launch::solution_<bug><E>, bug_<bug><E>, kN_<bug> and kBlock_<bug> per
-#                            bug with a launch:, in REDUCTION_ZOO_GPU_BUGS
-#   REDUCTION_ZOO_KERNELS    zoo_kernels::append_to(registry): a copy of the chapter's registry entry,
-#                            named zoo.<bug>, for each bug a GPU detector catches, with the bug's launcher
+# Out: <OUT_DIR>/<bug>/<header>, the solution with the edits and its namespace renamed <namespace>_<bug>,
+# so that every bug compiles into one program beside the solution; and <OUT_DIR>/zoo_list.hpp, which
+# includes them all and lists them for the zoo's tests (zoo_*.cpp, zoo_*.cu) and, under
+# REDUCTION_ZOO_KERNELS, for a chapter's program (its comments say what each part is for).
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/../GenerateExercise.cmake)  # reduction_next_line
 
@@ -59,9 +49,10 @@ function(_zoo_error line)
 endfunction()
 
 file(READ ${SPEC} rest)
-foreach(key header namespace kernel blocks launch passes shared)
+foreach(key header namespace kernel blocks launch passes)
   set(${key} "")
 endforeach()
+set(shared 0)
 set(bugs "")  # the names, in order; each bug's fields are in variables named after it
 set(bug "")
 set(number 0)
@@ -101,11 +92,11 @@ while(NOT rest STREQUAL "")
     set(${key} "${value}")
   elseif(NOT bug STREQUAL "" AND key MATCHES "^(header|launch|kernel|passes|shared)$")  # this bug's own
     set(_${key}_${bug} "${value}")
-  elseif(NOT bug STREQUAL "" AND key MATCHES "^(n|block)$")
+  elseif(NOT bug STREQUAL "" AND key STREQUAL "n")
     if(NOT value MATCHES "^[1-9][0-9]*$")
-      _zoo_error(${number} "${key}: is a positive number, found: ${value}")
+      _zoo_error(${number} "n: is a positive number, found: ${value}")
     endif()
-    set(_${key}_${bug} "${value}")
+    set(_n_${bug} "${value}")
   elseif(key STREQUAL "bug")
     _zoo_finish_bug()
     if(NOT value MATCHES "^[a-z][a-z0-9_]*$" OR value IN_LIST bugs)
@@ -121,20 +112,16 @@ while(NOT rest STREQUAL "")
       set(_${key}_${bug} "${${key}}")
     endforeach()
     set(_n_${bug} 1000)
-    set(_block_${bug} 256)
   elseif(bug STREQUAL "")
     _zoo_error(${number} "${key}: before the first bug:")
   elseif(key STREQUAL "find")
     math(EXPR _pairs_${bug} "${_pairs_${bug}} + 1")
     set(_find_${bug}_${_pairs_${bug}} "${value}")
-    set(_replace_${bug}_${_pairs_${bug}} "")
-    set(_replace_set_${bug}_${_pairs_${bug}} FALSE)
   elseif(key STREQUAL "replace")
-    if(_pairs_${bug} EQUAL 0 OR _replace_set_${bug}_${_pairs_${bug}})
+    if(_pairs_${bug} EQUAL 0 OR DEFINED _replace_${bug}_${_pairs_${bug}})
       _zoo_error(${number} "replace: without its find:")
     endif()
     set(_replace_${bug}_${_pairs_${bug}} "${value}")
-    set(_replace_set_${bug}_${_pairs_${bug}} TRUE)
   elseif(key STREQUAL "caught")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
@@ -171,14 +158,8 @@ string(SUBSTRING "${_chapter_number}" 0 2 _chapter_number)
 string(APPEND list "#define REDUCTION_ZOO_NAMESPACE ${namespace}\n#define REDUCTION_ZOO_CHAPTER \"chapter ${_chapter_number}\"\n"
                    "#define REDUCTION_ZOO_TAG \"[chapter${_chapter_number}]\"\n")
 if(NOT kernel STREQUAL "" AND passes STREQUAL "")
-  # `convergent_kernel` is instantiated for E; `coarsened_kernel<2, E>` names its own arguments.
-  if(kernel MATCHES "<")
-    set(kernel_for_e "${kernel}")
-  else()
-    set(kernel_for_e "${kernel}<E>")
-  endif()
-  string(APPEND list "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel_for_e}\n"
-                     "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel_for_e}\n")
+  string(APPEND list "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel}\n"
+                     "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel}\n")
 endif()
 if(NOT blocks STREQUAL "")
   string(APPEND list "#define REDUCTION_ZOO_BLOCKS(ns, n, block) ns::${blocks}\n")
@@ -240,28 +221,18 @@ foreach(bug IN LISTS bugs)
   string(APPEND list "REDUCTION_ZOO_PREPARE(${namespace}_${bug})\n#include \"${bug}/${this_header}\"\n")
   string(APPEND entries "REDUCTION_ZOO_BUG(${bug}, ${namespace}_${bug}, \"${_caught_${bug}}\", \"${why}\")\n")
   if(NOT "${_passes_${bug}}" STREQUAL "" AND _caught_${bug} MATCHES "(^| )emulator")
-    set(one_pass false)
-    if(_passes_${bug} STREQUAL "one_pass")
-      set(one_pass true)
-    endif()
-    set(bytes "${_shared_${bug}}")
-    if(bytes STREQUAL "")
-      set(bytes 0)
-    endif()
+    string(COMPARE EQUAL "${_passes_${bug}}" one_pass one_pass)
     string(CONCAT passes_class "template <typename E>\nstruct ZooPasses_${bug} {\n  static constexpr auto kernel = &${_kernel_${bug}};\n"
                      "  static constexpr bool kOnePass = ${one_pass};\n"
-                     "  static std::size_t shared_bytes([[maybe_unused]] int block) { return ${bytes}; }\n};\n")
+                     "  static std::size_t shared_bytes([[maybe_unused]] int block) { return ${_shared_${bug}}; }\n};\n")
     string(APPEND passes_classes "namespace ${namespace} {\n${passes_class}}  // namespace ${namespace}\n"
                                  "namespace ${namespace}_${bug} {\n${passes_class}}  // namespace ${namespace}_${bug}\n")
     string(APPEND passes_entries "REDUCTION_ZOO_PASSES_BUG(${bug}, ${namespace}_${bug}, ${namespace}, \"${_caught_${bug}}\")\n")
   endif()
   if(NOT "${_launch_${bug}}" STREQUAL "")
-    set(signature "const E* input, std::size_t n, E* result, int block, reduction::DeviceScratch& scratch, cudaStream_t stream")
-    set(arguments "input, n, result, block, scratch, stream")
-    string(APPEND launchers
-      "template <typename E>\nvoid solution_${bug}(${signature}) {\n  ${namespace}::${_launch_${bug}}(${arguments});\n}\n"
-      "template <typename E>\nvoid bug_${bug}(${signature}) {\n  ${namespace}_${bug}::${_launch_${bug}}(${arguments});\n}\n"
-      "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\nconstexpr int kBlock_${bug} = ${_block_${bug}};\n")
+    string(APPEND launchers "template <typename E>\nconstexpr auto solution_${bug} = &${namespace}::${_launch_${bug}};\n"
+                            "template <typename E>\nconstexpr auto bug_${bug} = &${namespace}_${bug}::${_launch_${bug}};\n"
+                            "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\n")
     string(APPEND gpu_entries "REDUCTION_ZOO_GPU_BUG(${bug}, \"${_caught_${bug}}\")\n")
     if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)")
       string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${_launch_${bug}},\n"

@@ -1,19 +1,17 @@
-# The bug zoo (instructor/README.md): instructor/zoo/<chapter>.txt lists wrong kernels, each the
-# solution with one edit, which GenerateZoo.cmake makes at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
-# (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
+# The bug zoo (instructor/README.md): GenerateZoo.cmake makes instructor/zoo/<chapter>.txt's bugs at
+# build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/, always from solution/ (the zoo tests the
+# detectors, not the student).
 #
-# reduction_add_zoo(<kernel header> [GRID | PASSES] [KERNEL_OPTION [WRONG_RUN <args> RIGHT_RUN <args>]]),
-# in a chapter folder whose list exists: a test per detector the list names (the README's table),
-# each also checking the solution. GRID and PASSES: how zoo_emulated.cpp launches the kernel.
-# KERNEL_OPTION (06 to 09, whose programs have --kernel): with -DREDUCTION_ZOO_KERNELS=ON the
-# program also takes as zoo.<bug> each bug a GPU detector catches, and <chapter>.zoo_kernels.list
-# checks its --list. WRONG_RUN and RIGHT_RUN: a zoo kernel that the program's own check must fail
-# (exit 1), and its solution, which must pass, as GPU tests; these run in every build, on
-# <chapter>_with_zoo (the program built as with REDUCTION_ZOO_KERNELS) where the option is off.
+# reduction_add_zoo(<kernel header> [GRID | PASSES] [KERNEL_OPTION [WRONG_RUN <args> RIGHT_RUN <args>]]):
+# a test per detector the chapter's list names. GRID and PASSES: how zoo_emulated.cpp launches the
+# kernel. KERNEL_OPTION (06 to 09): with -DREDUCTION_ZOO_KERNELS=ON the program also takes as
+# zoo.<bug> each bug a GPU detector catches. WRONG_RUN and RIGHT_RUN: a zoo kernel that the
+# program's own check must fail (exit 1), and its solution, which must pass; these run in every
+# build, on <chapter>_with_zoo where the option is off.
 set(_reduction_zoo_dir ${CMAKE_CURRENT_LIST_DIR})
 
-# _reduction_zoo_program(<target> <cpu|gpu> <source>...): a test program of the zoo of `chapter`
-# (reduction_add_zoo's), on the generated headers and the solution (also in exercise mode).
+# _reduction_zoo_program(<target> <cpu|gpu> <source>...): a test program of reduction_add_zoo's
+# `chapter`, on the generated headers and the solution.
 function(_reduction_zoo_program target kind)
   reduction_add_test_program(${target} ${kind} ${ARGN})
   target_include_directories(${target} PRIVATE ${CMAKE_BINARY_DIR}/zoo/${chapter} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
