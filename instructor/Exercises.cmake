@@ -49,12 +49,16 @@ endfunction()
 function(reduction_add_exercise_tests)
   set(here ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   set(work_dir ${CMAKE_BINARY_DIR}/exercise_tests)
-  # A good fixture must come out exactly as its .expected file.
+  # A good fixture must come out exactly as its .expected file, one without it unchanged.
   file(GLOB fixtures CONFIGURE_DEPENDS ${here}/tests/*.cuh)
   foreach(fixture IN LISTS fixtures)
     get_filename_component(name ${fixture} NAME_WE)
+    set(expected ${fixture})
+    if(EXISTS ${fixture}.expected)
+      set(expected ${fixture}.expected)
+    endif()
     add_test(NAME exercises.generator.${name} COMMAND ${CMAKE_COMMAND} -DSOLUTION=${fixture}
-             -DEXERCISE=${work_dir}/${name}.cuh -DEXPECTED=${fixture}.expected -P ${here}/GenerateExercise.cmake)
+             -DEXERCISE=${work_dir}/${name}.cuh -DEXPECTED=${expected} -P ${here}/GenerateExercise.cmake)
     set_tests_properties(exercises.generator.${name} PROPERTIES LABELS "exercises;cpu")
   endforeach()
   # A bad header, this one with one edit (<name>|<text>|<replaced by>|<line>|<message>), must stop

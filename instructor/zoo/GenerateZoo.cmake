@@ -224,19 +224,21 @@ foreach(bug IN LISTS bugs)
     string(COMPARE EQUAL "${_passes_${bug}}" one_pass one_pass)
     string(CONCAT passes_class "template <typename E>\nstruct ZooPasses_${bug} {\n  static constexpr auto kernel = &${_kernel_${bug}};\n"
                      "  static constexpr bool kOnePass = ${one_pass};\n"
-                     "  static std::size_t shared_bytes([[maybe_unused]] int block) { return ${_shared_${bug}}; }\n};\n")
+                     "  static std::size_t shared_bytes([[maybe_unused]] int block) {\n"
+                     "    return ${_shared_${bug}};\n  }\n};\n")
     string(APPEND passes_classes "namespace ${namespace} {\n${passes_class}}  // namespace ${namespace}\n"
                                  "namespace ${namespace}_${bug} {\n${passes_class}}  // namespace ${namespace}_${bug}\n")
     string(APPEND passes_entries "REDUCTION_ZOO_PASSES_BUG(${bug}, ${namespace}_${bug}, ${namespace}, \"${_caught_${bug}}\")\n")
   endif()
-  if(NOT "${_launch_${bug}}" STREQUAL "")
-    string(APPEND launchers "template <typename E>\nconstexpr auto solution_${bug} = &${namespace}::${_launch_${bug}};\n"
-                            "template <typename E>\nconstexpr auto bug_${bug} = &${namespace}_${bug}::${_launch_${bug}};\n"
+  set(launcher "${_launch_${bug}}")
+  if(NOT launcher STREQUAL "")
+    string(APPEND launchers "template <typename E>\nconstexpr auto solution_${bug} = &${namespace}::${launcher};\n"
+                            "template <typename E>\nconstexpr auto bug_${bug} = &${namespace}_${bug}::${launcher};\n"
                             "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\n")
     string(APPEND gpu_entries "REDUCTION_ZOO_GPU_BUG(${bug}, \"${_caught_${bug}}\")\n")
     if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)")
-      string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${_launch_${bug}},\n"
-                                "                &${namespace}_${bug}::${_launch_${bug}}, \"${namespace}::${_launch_${bug}}\");\n")
+      string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${launcher},\n"
+                                "                &${namespace}_${bug}::${launcher}, \"${namespace}::${launcher}\");\n")
     endif()
   endif()
 endforeach()
