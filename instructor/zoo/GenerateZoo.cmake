@@ -297,7 +297,8 @@ void append_to(Registry<E>& registry) {
 endif()
 if(NOT passes_classes STREQUAL "")
   string(APPEND list "\n#ifdef REDUCTION_ZOO_PASSES  // defined by the CPU test of the chapters with launches\n"
-                     "${passes_classes}\n// REDUCTION_ZOO_PASSES_BUG(name, namespace, solution namespace, detectors), defined by the includer.\n")
+                     "${passes_classes}\n// REDUCTION_ZOO_PASSES_BUG(name, namespace, solution namespace, detectors), "
+                     "defined by the includer.\n")
   _zoo_define(REDUCTION_ZOO_PASSES_BUGS "${passes_entries}")
   string(APPEND list "#endif  // REDUCTION_ZOO_PASSES\n")
 endif()
