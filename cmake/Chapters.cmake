@@ -12,9 +12,7 @@
 #     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: exit 2, one line on stderr
 #     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test each
 #
-# A GPU chapter keeps its kernel headers in solution/, or, with REDUCTION_EXERCISES=ON, their
-# exercise versions (instructor/Exercises.cmake). A GPU program must also print its analysis and
-# exit 77 with the GPU hidden.
+# A GPU program must also print its analysis and exit 77 with the GPU hidden (<chapter>.without_gpu).
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 

@@ -8,7 +8,7 @@
 #                    and a boolean deterministic, among them each of VARIANTS ("|"-separated), then
 #                    those marked "zoo": true, zoo.<bug> for each of ZOO_BUGS
 #   FSIZE, PRLIMIT, NAME  under `prlimit --fsize=FSIZE`, stdout and stderr each a file of its own
-#                    (NAME's): a write past the limit fails, where SIGXFSZ used to kill the program
+#                    (NAME's), since a pipe has no size limit: the program must not die of SIGXFSZ
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "|" ";" args "${ARGS}")
 set(command ${CMAKE_COMMAND} -E env)

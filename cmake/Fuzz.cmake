@@ -2,8 +2,8 @@
 #  - common.fuzz.<chapter>: common/tests/fuzz_inputs.py runs the chapter's program, with the GPU
 #    hidden, on hostile files and option values, and checks exit statuses, stderr and peak memory
 #    (a test per program, so that ctest runs them side by side);
-#  - cpu_tests: a target that builds what `ctest -L cpu` runs (the asan preset builds only that);
-#    gpu_tests: that and every GPU test program, built with `all` or not (cmake/Chapters.cmake).
+#  - cpu_tests, the target that builds what `ctest -L cpu` runs (the asan preset builds only that),
+#    and gpu_tests, that and every GPU test program (cmake/Chapters.cmake).
 function(reduction_add_fuzz_test)
   get_property(chapters GLOBAL PROPERTY REDUCTION_TOUR_TARGETS)
   if(Python3_Interpreter_FOUND)
