@@ -1,6 +1,3 @@
-# Exercises, generated from the solutions (instructor/README.md): a chapter's solution/ headers mark
-# what the student writes, and the exercise version is made from them, so the two cannot drift apart.
-
 # reduction_use_kernel_headers(<target>...): puts the current chapter's kernel headers on the
 # targets' include path: its solution/ folder, or with REDUCTION_EXERCISES=ON the exercise versions
 # generated from it at build time into ${CMAKE_BINARY_DIR}/exercises/<chapter>/. A chapter without
