@@ -12,9 +12,7 @@
 #     [USAGE_ERRORS "name: args"...]  # bad values of the chapter's own options: exit 2, one line on stderr
 #     [SANITIZE "clean: args"...])    # runs under compute-sanitizer (cmake/Sanitize.cmake), a test each
 #
-# A GPU chapter keeps its kernel headers in solution/, or, with REDUCTION_EXERCISES=ON, their
-# exercise versions (instructor/Exercises.cmake). A GPU program must also print its analysis and
-# exit 77 with the GPU hidden.
+# A GPU program must also print its analysis and exit 77 with the GPU hidden (<chapter>.without_gpu).
 
 set(_reduction_cmake_dir ${CMAKE_CURRENT_LIST_DIR})
 
@@ -23,14 +21,11 @@ function(_reduction_label chapter out)  # 05_shared_memory: chapter05
   set(${out} ${label} PARENT_SCOPE)
 endfunction()
 
-# No stale verdicts: every test requires (a CTest fixture) a test that builds what it runs; when
-# that build fails, ctest shows its errors and runs none of the tests that need it. A chapter's CPU
-# tests require build.<chapter>, its folder's targets only (`ctest -L chapter08` compiles nothing of
-# 09 and 10, which include 08's kernel); other CPU tests build.cpu, GPU tests build.gpu (targets
-# cpu_tests and gpu_tests, cmake/Fuzz.cmake; build.gpu where the GPU test programs are built).
-# The bug zoo's targets (<chapter>_zoo..., <chapter>_with_zoo) are generated from the solution
-# header, and its tests (labelled zoo) require build.<chapter>.zoo: a student's header put in place
-# of the solution cannot make the zoo, and must not keep the chapter's own tests from running.
+# No stale verdicts: every test requires (a CTest fixture) a test that builds what it runs, and is
+# not run when that build fails. A chapter's tests require build.<chapter>, its folder's targets
+# only (`ctest -L chapter08` compiles nothing of 09 and 10); other tests build.cpu or build.gpu.
+# The zoo's tests require build.<chapter>.zoo: a student's header in place of the solution cannot
+# make the zoo, and must not keep the chapter's own tests from running.
 function(_reduction_add_build_test name fixture)  # builds the targets after `fixture`
   add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --config $<CONFIG> --target ${ARGN})
   set_tests_properties(${name} PROPERTIES LABELS build FIXTURES_SETUP ${fixture} RESOURCE_LOCK reduction_build
@@ -40,7 +35,7 @@ function(_reduction_require_build)
   get_property(tests DIRECTORY PROPERTY TESTS)
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(cpu_fixture reduction_built_cpu)
-  set(zoo_fixture reduction_built_cpu)
+  set(zoo_fixture ${cpu_fixture})
   if(folder MATCHES "^[0-9][0-9]_")
     get_property(targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
     get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
@@ -52,7 +47,7 @@ function(_reduction_require_build)
     list(FILTER targets EXCLUDE REGEX "^${folder}_(zoo|with_zoo)")
     _reduction_add_build_test(build.${folder} reduction_built_${folder} ${targets})
     set(cpu_fixture reduction_built_${folder})
-    set(zoo_fixture reduction_built_${folder})
+    set(zoo_fixture ${cpu_fixture})
     if(zoo_targets)
       _reduction_add_build_test(build.${folder}.zoo reduction_built_${folder}_zoo ${zoo_targets})
       set(zoo_fixture reduction_built_${folder}_zoo)
@@ -80,21 +75,17 @@ function(_reduction_guard)
   endif()
 endfunction()
 function(reduction_add_build_tests)
-  set(kinds cpu)
+  _reduction_add_build_test(build.cpu reduction_built_cpu cpu_tests)
   if(REDUCTION_BUILD_GPU_TESTS)
-    list(APPEND kinds gpu)
+    _reduction_add_build_test(build.gpu reduction_built_gpu gpu_tests)
   endif()
-  foreach(kind IN LISTS kinds)
-    _reduction_add_build_test(build.${kind} reduction_built_${kind} ${kind}_tests)
-  endforeach()
   _reduction_guard()
 endfunction()
 
 # reduction_add_program_test(<test> <program> <args> <status> [ONE_LINE_ERROR] [JSON] [HIDE_GPU]
 #                            [FSIZE <bytes>] [LIST <chapter> [VARIANTS ...] [ZOO_BUGS ...]] LABELS ...):
-# runs `program` with `args` ("|"-separated) and checks its exit status and output
-# (cmake/ExpectExit.cmake). FSIZE: under `prlimit --fsize` (left out where prlimit is missing);
-# LIST: a --list --json of the chapter that names the variants and the zoo's bugs.
+# runs `program` with `args` ("|"-separated) and checks what cmake/ExpectExit.cmake says. FSIZE is
+# left out where prlimit is missing.
 function(reduction_add_program_test name program args expect)
   cmake_parse_arguments(X "ONE_LINE_ERROR;JSON;HIDE_GPU" "FSIZE;LIST" "LABELS;VARIANTS;ZOO_BUGS" ${ARGN})
   set(extra "")
@@ -121,28 +112,27 @@ function(reduction_add_program_test name program args expect)
   _reduction_guard()
 endfunction()
 
-# reduction_add_list_test(<chapter> <variant>...): `<chapter> --list --json`, from which scripts
-# read the chapter's variants, names the chapter and these variants among its own.
+# reduction_add_list_test(<chapter> <variant>...): `<chapter> --list --json`, which scripts read,
+# names these variants.
 function(reduction_add_list_test chapter)
   _reduction_label(${chapter} label)
   reduction_add_program_test(${chapter}.list ${chapter} "--list|--json" 0 LIST ${chapter} VARIANTS ${ARGN}
                              LABELS "${label};cpu")
 endfunction()
 
-# reduction_add_test_program(<target> <cpu|gpu> <source>...): one that needs a GPU to do anything
-# is left out of `all` where REDUCTION_BUILD_GPU_TESTS is off, and built by gpu_tests.
+# reduction_add_test_program(<target> <cpu|gpu> <source>...): built by the target cpu_tests or
+# gpu_tests (cmake/Fuzz.cmake); a gpu one is left out of `all` where REDUCTION_BUILD_GPU_TESTS is off.
 function(reduction_add_test_program target kind)
   if(kind STREQUAL "cpu" OR REDUCTION_BUILD_GPU_TESTS)
     add_executable(${target} ${ARGN})
   else()
     add_executable(${target} EXCLUDE_FROM_ALL ${ARGN})
   endif()
-  if(kind STREQUAL "gpu")
-    set_property(GLOBAL APPEND PROPERTY REDUCTION_GPU_TEST_PROGRAMS ${target})
-  endif()
+  string(TOUPPER ${kind} kind)
+  set_property(GLOBAL APPEND PROPERTY REDUCTION_${kind}_TEST_PROGRAMS ${target})
 endfunction()
 
-# reduction_add_gpu_test(<test> LABELS ... COMMAND ... [PROPERTIES ...]): a test of such a program,
+# reduction_add_gpu_test(<test> LABELS ... COMMAND ... [PROPERTIES ...]): a test of a gpu program,
 # skipped when it exits 77 (no usable GPU), and where the GPU test programs are not built.
 function(reduction_add_gpu_test name)
   cmake_parse_arguments(X "" "" "LABELS;COMMAND;PROPERTIES" ${ARGN})
@@ -163,56 +153,51 @@ function(reduction_add_tests chapter kind)
   set(target ${chapter}_${kind}_tests)
   reduction_add_test_program(${target} ${kind} ${ARGN})
   target_link_libraries(${target} PRIVATE reduction_test_${kind})
+  reduction_use_kernel_headers(${target})  # in a chapter with solution/
   _reduction_label(${chapter} label)
   set(labels "${label};${kind}")
-  set(filter "")
-  set(emulated OFF)
-  set(not_emulated OFF)
-  foreach(source IN LISTS ARGN)
-    file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
-    get_filename_component(source_name ${source} NAME)
-    if(kind STREQUAL "cpu" AND source_name MATCHES "^test_emulated")
-      set(emulated ON)
-    elseif(kind STREQUAL "cpu")
-      set(not_emulated ON)
-    elseif(kind STREQUAL "gpu" AND text MATCHES "\\[huge\\]")
-      set(filter "~[huge]")
-    endif()
-  endforeach()
   if(kind STREQUAL "gpu")
     # [huge] cases take 2 GiB of device memory or more: a test of their own, one such test at a
     # time, so that none finds the memory taken by another and skips.
+    set(filter "")
+    foreach(source IN LISTS ARGN)
+      file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
+      if(text MATCHES "\\[huge\\]")
+        set(filter "~[huge]")
+      endif()
+    endforeach()
     if(filter)
       reduction_add_gpu_test(${chapter}.gpu_tests_huge LABELS ${labels} COMMAND ${target} "[huge]"
                              PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
     endif()
-    # COST: with no timings of an earlier run, ctest starts the tests of highest cost first, so the
-    # long ones (tens of seconds) do not start last and keep ctest -j waiting.
+    # COST: with no timings of an earlier run, ctest starts the long tests first.
     reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter} PROPERTIES COST 50)
-  else()
-    # The label emulator: the summary (cmake/TestSummary.cmake) tells the kernel's own check on the
-    # CPU emulator (test_emulated.cpp's cases, tagged [emulator]) from a GPU by it. The program's
-    # other CPU tests (03 to 05: the analysis, whose figures are of the chapter's pattern) are a
-    # test of their own, so that a kernel right in another pattern is not reported as failing on
-    # the emulator.
-    set(tests ${chapter}.cpu_tests)
-    if(emulated AND not_emulated)
-      add_test(NAME ${chapter}.cpu_tests COMMAND ${target} "[emulator]")
-      add_test(NAME ${chapter}.analysis_tests COMMAND ${target} "~[emulator]")
-      set_tests_properties(${chapter}.analysis_tests PROPERTIES LABELS "${labels}")
-      list(APPEND tests ${chapter}.analysis_tests)
-    else()
-      add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
-    endif()
-    set_tests_properties(${chapter}.cpu_tests PROPERTIES LABELS "${labels}")
-    if(emulated)
-      set_property(TEST ${chapter}.cpu_tests APPEND PROPERTY LABELS emulator)
-    endif()
-    # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
-    # access in it is not: a time limit too, well above the slowest run on a busy laptop.
-    set_tests_properties(${tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
-    _reduction_guard()
+    return()
   endif()
+  # The kernel's check on the CPU emulator (test_emulated.cpp, cases tagged [emulator]) is labelled
+  # emulator, for the summary (cmake/TestSummary.cmake). The program's other CPU tests (03 to 05:
+  # the analysis, of the chapter's pattern) are a test of their own, so that a kernel right in
+  # another pattern is not reported as failing on the emulator.
+  set(emulated ${ARGN})
+  list(FILTER emulated INCLUDE REGEX "(^|/)test_emulated[^/]*$")
+  list(LENGTH emulated emulated)
+  list(LENGTH ARGN sources)
+  set(tests ${chapter}.cpu_tests)
+  if(emulated GREATER 0 AND sources GREATER emulated)
+    add_test(NAME ${chapter}.cpu_tests COMMAND ${target} "[emulator]")
+    add_test(NAME ${chapter}.analysis_tests COMMAND ${target} "~[emulator]")
+    list(APPEND tests ${chapter}.analysis_tests)
+  else()
+    add_test(NAME ${chapter}.cpu_tests COMMAND ${target})
+  endif()
+  set_tests_properties(${tests} PROPERTIES LABELS "${labels}")
+  if(emulated GREATER 0)
+    set_property(TEST ${chapter}.cpu_tests APPEND PROPERTY LABELS emulator)
+  endif()
+  # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
+  # access in it is not: a time limit too, well above the slowest run on a busy laptop.
+  set_tests_properties(${tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 COST 50)
+  _reduction_guard()
 endfunction()
 
 function(add_reduction_chapter)
@@ -230,14 +215,13 @@ function(add_reduction_chapter)
     target_link_libraries(${chapter} PRIVATE reduction_common)
   endif()
   set_property(GLOBAL APPEND PROPERTY REDUCTION_TOUR_TARGETS ${chapter})
-  set_target_properties(${chapter} PROPERTIES REDUCTION_USES_GPU "${ARG_GPU}")  # for chapters.json
-  foreach(tests_kind cpu gpu)
-    string(TOUPPER ${tests_kind} upper)
-    if(ARG_${upper}_TESTS)
-      reduction_add_tests(${chapter} ${tests_kind} ${ARG_${upper}_TESTS})
-      reduction_use_kernel_headers(${chapter}_${tests_kind}_tests)
-    endif()
-  endforeach()
+  set_target_properties(${chapter} PROPERTIES REDUCTION_USES_GPU "${ARG_GPU}")
+  if(ARG_CPU_TESTS)
+    reduction_add_tests(${chapter} cpu ${ARG_CPU_TESTS})
+  endif()
+  if(ARG_GPU_TESTS)
+    reduction_add_tests(${chapter} gpu ${ARG_GPU_TESTS})
+  endif()
 
   string(REPLACE ";" "|" smoke "${ARG_SMOKE_ARGS}")
   reduction_add_program_test(${chapter}.json ${chapter} "${smoke}|--json|--reps|3|--warmup|1" 0 JSON LABELS "${label};${kind}")
@@ -273,14 +257,12 @@ function(add_reduction_chapter)
 endfunction()
 
 # reduction_add_sanitize_test(<test> <program> <probe> <runs> <tools> LABELS ... TIMEOUT <s>):
-# the runs ("@"-separated "kind:args") under compute-sanitizer's tools (cmake/Sanitize.cmake).
+# cmake/Sanitize.cmake's runs.
 function(reduction_add_sanitize_test name program probe runs tools)
   cmake_parse_arguments(X "" "TIMEOUT" "LABELS" ${ARGN})
-  find_program(REDUCTION_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
   reduction_add_gpu_test(${name} LABELS ${X_LABELS}
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=${program} "-DSANITIZER=${REDUCTION_COMPUTE_SANITIZER}"
-            "-DHINT=${CUDAToolkit_BIN_DIR}" "-DPROBE=${probe}" "-DRUNS=${runs}" "-DTOOLS=${tools}"
-            -P ${_reduction_cmake_dir}/Sanitize.cmake
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=${program} "-DHINT=${CUDAToolkit_BIN_DIR}" "-DPROBE=${probe}"
+            "-DRUNS=${runs}" "-DTOOLS=${tools}" -P ${_reduction_cmake_dir}/Sanitize.cmake
     PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT ${X_TIMEOUT})
 endfunction()
 

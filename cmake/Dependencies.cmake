@@ -4,8 +4,8 @@
 # Where one is missing and cannot be downloaded, configuring stops with one message naming the
 # Debian packages to install.
 include(FetchContent)
-
 set(_reduction_downloads ${FETCHCONTENT_BASE_DIR}/downloads)
+set(_reduction_missing "")
 
 # _reduction_dependency(<name> <Debian package> <sha256> <url>... FIND_PACKAGE_ARGS <args>...):
 # declares <name> for FetchContent and, when find_package() does not find it, downloads the archive
@@ -16,7 +16,7 @@ function(_reduction_dependency name package sha256)
   set(urls ${ARG_UNPARSED_ARGUMENTS})
   list(GET urls 0 first_url)
   get_filename_component(archive_name ${first_url} NAME)
-  set(archive_name ${name}-${archive_name})
+  string(PREPEND archive_name ${name}-)
   FetchContent_Declare(${name} URL ${urls} URL_HASH SHA256=${sha256}
     DOWNLOAD_DIR ${_reduction_downloads} DOWNLOAD_NAME ${archive_name}
     FIND_PACKAGE_ARGS ${ARG_FIND_PACKAGE_ARGS})
@@ -50,8 +50,6 @@ function(_reduction_dependency name package sha256)
   file(REMOVE ${archive})
   set(_reduction_missing ${_reduction_missing} ${package} PARENT_SCOPE)
 endfunction()
-
-set(_reduction_missing "")
 
 # Catch2 accepts only its own major version: a v3 package is taken below.
 find_package(Catch2 2.13 QUIET CONFIG)

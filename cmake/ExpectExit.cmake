@@ -8,7 +8,7 @@
 #                    and a boolean deterministic, among them each of VARIANTS ("|"-separated), then
 #                    those marked "zoo": true, zoo.<bug> for each of ZOO_BUGS
 #   FSIZE, PRLIMIT, NAME  under `prlimit --fsize=FSIZE`, stdout and stderr each a file of its own
-#                    (NAME's): a write past the limit fails, where SIGXFSZ used to kill the program
+#                    (NAME's), since a pipe has no size limit: the program must not die of SIGXFSZ
 cmake_minimum_required(VERSION 3.25)
 string(REPLACE "|" ";" args "${ARGS}")
 set(command ${CMAKE_COMMAND} -E env)
@@ -16,14 +16,12 @@ if(HIDE_GPU)
   list(APPEND command CUDA_VISIBLE_DEVICES=)
 endif()
 if(FSIZE)
-  set(dir ${CMAKE_CURRENT_BINARY_DIR}/fsize_${NAME})
-  file(REMOVE_RECURSE ${dir})
-  file(MAKE_DIRECTORY ${dir})
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/fsize_${NAME})
   execute_process(COMMAND ${command} ${PRLIMIT} --fsize=${FSIZE} ${PROGRAM} ${args}
-    RESULT_VARIABLE rc OUTPUT_FILE ${dir}/out.txt ERROR_FILE ${dir}/err.txt)
-  file(READ ${dir}/out.txt out)
-  file(READ ${dir}/err.txt err)
-  file(REMOVE_RECURSE ${dir})
+    RESULT_VARIABLE rc OUTPUT_FILE ${file}.out ERROR_FILE ${file}.err)
+  file(READ ${file}.out out)
+  file(READ ${file}.err err)
+  file(REMOVE ${file}.out ${file}.err)
 else()
   execute_process(COMMAND ${command} ${PROGRAM} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 endif()

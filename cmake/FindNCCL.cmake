@@ -1,10 +1,7 @@
 # Finds NCCL (chapter 10) in NCCL_ROOT (a CMake or environment variable), in the CUDA toolkit's
 # folders, then in the system's. Sets NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIR, NCCL_LIBRARY and
 # the imported target NCCL::NCCL; needs find_package(CUDAToolkit) first.
-set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT})
-if(CUDAToolkit_FOUND)
-  list(APPEND _nccl_hints ${CUDAToolkit_LIBRARY_ROOT} ${CUDAToolkit_TARGET_DIR})
-endif()
+set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT} ${CUDAToolkit_LIBRARY_ROOT} ${CUDAToolkit_TARGET_DIR})
 
 find_path(NCCL_INCLUDE_DIR nccl.h
   HINTS ${_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS}
@@ -28,10 +25,8 @@ if(NCCL_FOUND AND NOT TARGET NCCL::NCCL)
   add_library(NCCL::NCCL UNKNOWN IMPORTED)
   set_target_properties(NCCL::NCCL PROPERTIES
     IMPORTED_LOCATION ${NCCL_LIBRARY}
-    INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR})
-  if(TARGET CUDA::cudart)
-    set_property(TARGET NCCL::NCCL APPEND PROPERTY INTERFACE_LINK_LIBRARIES CUDA::cudart)
-  endif()
+    INTERFACE_INCLUDE_DIRECTORIES ${NCCL_INCLUDE_DIR}
+    INTERFACE_LINK_LIBRARIES CUDA::cudart)
 endif()
 mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)
 unset(_nccl_hints)

@@ -2,8 +2,8 @@
 #  - common.fuzz.<chapter>: common/tests/fuzz_inputs.py runs the chapter's program, with the GPU
 #    hidden, on hostile files and option values, and checks exit statuses, stderr and peak memory
 #    (a test per program, so that ctest runs them side by side);
-#  - cpu_tests: a target that builds what `ctest -L cpu` runs (the asan preset builds only that);
-#    gpu_tests: that and every GPU test program, built with `all` or not (cmake/Chapters.cmake).
+#  - cpu_tests, the target that builds what `ctest -L cpu` runs (the asan preset builds only that),
+#    and gpu_tests, that and every GPU test program (cmake/Chapters.cmake).
 function(reduction_add_fuzz_test)
   get_property(chapters GLOBAL PROPERTY REDUCTION_TOUR_TARGETS)
   if(Python3_Interpreter_FOUND)
@@ -17,15 +17,9 @@ function(reduction_add_fuzz_test)
     message(WARNING "python3 was not found: the fuzz tests (common.fuzz.*) are left out")
   endif()
 
-  # Besides the chapters' programs and tests, what other CPU tests run (REDUCTION_CPU_TEST_PROGRAMS).
-  get_property(extra GLOBAL PROPERTY REDUCTION_CPU_TEST_PROGRAMS)
+  get_property(cpu_programs GLOBAL PROPERTY REDUCTION_CPU_TEST_PROGRAMS)
   add_custom_target(cpu_tests)
-  add_dependencies(cpu_tests common_cpu_tests ${chapters} ${extra})
-  foreach(chapter IN LISTS chapters)
-    if(TARGET ${chapter}_cpu_tests)
-      add_dependencies(cpu_tests ${chapter}_cpu_tests)
-    endif()
-  endforeach()
+  add_dependencies(cpu_tests ${chapters} ${cpu_programs})
   get_property(gpu_programs GLOBAL PROPERTY REDUCTION_GPU_TEST_PROGRAMS)
   add_custom_target(gpu_tests)
   add_dependencies(gpu_tests cpu_tests ${gpu_programs})

@@ -1,6 +1,6 @@
 # ctest helper: a program under compute-sanitizer (memcheck: out-of-bounds and misaligned accesses;
 # racecheck: hazards between threads on shared memory; synccheck: misused barriers).
-#   PROGRAM, SANITIZER (as found when configuring; else searched again here), HINT (the toolkit's bin)
+#   PROGRAM, HINT (the toolkit's bin, where compute-sanitizer is looked for first)
 #   PROBE  a run without a tool ("|"-separated): exit status 77 skips the test, any other but 0 fails it
 #   RUNS   "@"-separated "kind:arg|arg|...", each under each of TOOLS (default all three):
 #            clean   no tool reports anything, and the program exits 0
@@ -8,11 +8,8 @@
 #            racy    racecheck reports hazards and the others nothing (the run is a lesson in what
 #                    goes wrong; a race may corrupt the result, so its exit status is not checked)
 cmake_minimum_required(VERSION 3.25)
-if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
-  find_program(found_sanitizer compute-sanitizer HINTS ${HINT} /usr/local/cuda/bin)
-  set(SANITIZER "${found_sanitizer}")
-endif()
-if(NOT SANITIZER OR NOT EXISTS "${SANITIZER}")
+find_program(SANITIZER compute-sanitizer HINTS ${HINT} /usr/local/cuda/bin)
+if(NOT SANITIZER)
   message("SKIPPED: compute-sanitizer not found")
   return()
 endif()

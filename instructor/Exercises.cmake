@@ -1,6 +1,3 @@
-# Exercises, generated from the solutions (instructor/README.md): a chapter's solution/ headers mark
-# what the student writes, and the exercise version is made from them, so the two cannot drift apart.
-
 # reduction_use_kernel_headers(<target>...): puts the current chapter's kernel headers on the
 # targets' include path: its solution/ folder, or with REDUCTION_EXERCISES=ON the exercise versions
 # generated from it at build time into ${CMAKE_BINARY_DIR}/exercises/<chapter>/. A chapter without
@@ -10,16 +7,10 @@ function(reduction_use_kernel_headers)
   if(NOT IS_DIRECTORY ${solution_dir})
     return()
   endif()
-  if(NOT REDUCTION_EXERCISES)
-    foreach(target IN LISTS ARGN)
-      target_include_directories(${target} PRIVATE ${solution_dir})
-    endforeach()
-    return()
-  endif()
   set(generator ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/GenerateExercise.cmake)
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(exercise_dir ${CMAKE_BINARY_DIR}/exercises/${chapter})
-  if(NOT TARGET ${chapter}_exercise_headers)  # made once per chapter, whoever asks first
+  if(REDUCTION_EXERCISES AND NOT TARGET ${chapter}_exercise_headers)  # made once per chapter
     file(GLOB solutions CONFIGURE_DEPENDS LIST_DIRECTORIES false ${solution_dir}/*)
     set(exercises "")
     foreach(solution IN LISTS solutions)
@@ -41,8 +32,12 @@ function(reduction_use_kernel_headers)
     add_custom_target(${chapter}_exercise_headers DEPENDS ${exercises})
   endif()
   foreach(target IN LISTS ARGN)
-    target_include_directories(${target} PRIVATE ${exercise_dir})
-    add_dependencies(${target} ${chapter}_exercise_headers)
+    if(REDUCTION_EXERCISES)
+      target_include_directories(${target} PRIVATE ${exercise_dir})
+      add_dependencies(${target} ${chapter}_exercise_headers)
+    else()
+      target_include_directories(${target} PRIVATE ${solution_dir})
+    endif()
   endforeach()
 endfunction()
 
@@ -51,35 +46,45 @@ endfunction()
 function(reduction_add_exercise_tests)
   set(here ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   set(work_dir ${CMAKE_BINARY_DIR}/exercise_tests)
-  # A good fixture must come out exactly as its .expected file; a bad one must stop the generator
-  # with the file, line and message its first line names (`// expected error at line N: ...`).
+  # A good fixture must come out exactly as its .expected file, one without it unchanged.
   file(GLOB fixtures CONFIGURE_DEPENDS ${here}/tests/*.cuh)
   foreach(fixture IN LISTS fixtures)
-    get_filename_component(name ${fixture} NAME)
-    get_filename_component(test ${fixture} NAME_WE)
-    set(test exercises.generator.${test})
-    set(command ${CMAKE_COMMAND} -DSOLUTION=${fixture} -DEXERCISE=${work_dir}/${name})
+    get_filename_component(name ${fixture} NAME_WE)
+    set(expected ${fixture})
     if(EXISTS ${fixture}.expected)
-      add_test(NAME ${test} COMMAND ${command} -DEXPECTED=${fixture}.expected -P ${here}/GenerateExercise.cmake)
-    else()
-      file(STRINGS ${fixture} first_line LIMIT_COUNT 1)
-      string(REGEX REPLACE "^// expected error at line ([0-9]+): " "/${name}:\\1: " expect "${first_line}")
-      add_test(NAME ${test} COMMAND ${command} -P ${here}/GenerateExercise.cmake)
-      set_tests_properties(${test} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}.*no exercise version was written")
+      set(expected ${fixture}.expected)
     endif()
-    set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu")
+    add_test(NAME exercises.generator.${name} COMMAND ${CMAKE_COMMAND} -DSOLUTION=${fixture}
+             -DEXERCISE=${work_dir}/${name}.cuh -DEXPECTED=${expected} -P ${here}/GenerateExercise.cmake)
+    set_tests_properties(exercises.generator.${name} PROPERTIES LABELS "exercises;cpu")
+  endforeach()
+  # A bad header, this one with one edit (<name>|<text>|<replaced by>|<line>|<message>), must stop
+  # the generator with the file, line and message.
+  set(header "#pragma once\n\nint f() {\n  // EXERCISE: return one.\n  return 1;\n  // END EXERCISE\n}\n")
+  foreach(case
+      "empty_exercise|// EXERCISE: return one.|// EXERCISE:|4|an EXERCISE without its text"
+      "end_without_exercise|// END EXERCISE|// END EXERCISE\n  // END EXERCISE|7|an END EXERCISE without an EXERCISE"
+      "hint_after_code|  // END EXERCISE|  // HINT: too late.\n  // END EXERCISE|6|a HINT after the solution code"
+      "hint_outside|int f() {|// HINT: no exercise.\nint f() {|3|a HINT outside an exercise"
+      "misspelt|// EXERCISE:|//EXERCISE:|4|a misspelt marker"
+      "nested|  // END|  // EXERCISE: 2\n  // END EXERCISE\n  // END|6|an EXERCISE inside the exercise opened at line 4"
+      "no_pragma_once|#pragma once\n\n||2|an exercise in a file without #pragma once"
+      "placeholder_outside|int f() {|// PLACEHOLDER: int g()\nint f() {|3|a PLACEHOLDER outside an exercise"
+      "unclosed|  // END EXERCISE\n||4|an EXERCISE without its // END EXERCISE")
+    string(REGEX MATCH "^([^|]*)[|]([^|]*)[|]([^|]*)[|]([0-9]+)[|](.*)$" case "${case}")
+    string(REPLACE "${CMAKE_MATCH_2}" "${CMAKE_MATCH_3}" bad "${header}")
+    file(WRITE ${work_dir}/bad/${CMAKE_MATCH_1}.cuh "${bad}")
+    set(test exercises.generator.${CMAKE_MATCH_1})
+    add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} -DSOLUTION=${work_dir}/bad/${CMAKE_MATCH_1}.cuh
+             -DEXERCISE=${work_dir}/${CMAKE_MATCH_1}.cuh -P ${here}/GenerateExercise.cmake)
+    set(expect "/${CMAKE_MATCH_1}.cuh:${CMAKE_MATCH_4}: ${CMAKE_MATCH_5}.*no exercise version was written")
+    set_tests_properties(${test} PROPERTIES LABELS "exercises;cpu" PASS_REGULAR_EXPRESSION "${expect}")
   endforeach()
 
-  # Every chapter's solution headers generate, and, but in a handout (which has HANDOUT.md and
-  # exercises already), every chapter with solution/ has markers.
-  set(handout_source OFF)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
-    set(handout_source ON)
-  endif()
   string(REPLACE ";" "|" chapters "${REDUCTION_CHAPTERS}")
   add_test(NAME exercises.chapters
     COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} "-DCHAPTERS=${chapters}" -DWORK_DIR=${work_dir}/chapters
-            -DHANDOUT_SOURCE=${handout_source} -P ${here}/tests/CheckChapters.cmake)
+            -P ${here}/tests/CheckChapters.cmake)
   set_tests_properties(exercises.chapters PROPERTIES LABELS "exercises;cpu")
 
   # The students' tree, written afresh on every build of the target; and the same script, checked
@@ -92,8 +97,8 @@ function(reduction_add_exercise_tests)
     COMMENT "Writing the students' tree, without solutions, to ${CMAKE_BINARY_DIR}/handout")
   add_test(NAME exercises.handout COMMAND ${handout} -DHANDOUT_DIR=${work_dir}/handout -DCHECK=ON -P ${here}/Handout.cmake)
   set_tests_properties(exercises.handout PROPERTIES LABELS "exercises;cpu" FIXTURES_SETUP handout)
-  # And the solutions' code is nowhere in it: not in a README, a helper or a test.
-  if(Python3_Interpreter_FOUND AND NOT handout_source)
+  # And the solutions' code is nowhere in it (a handout holds no solution to look for).
+  if(Python3_Interpreter_FOUND AND NOT EXISTS ${PROJECT_SOURCE_DIR}/HANDOUT.md)
     add_test(NAME exercises.handout_answers
       COMMAND ${Python3_EXECUTABLE} ${here}/tests/handout_answers.py ${PROJECT_SOURCE_DIR} ${work_dir}/handout)
     set_tests_properties(exercises.handout_answers PROPERTIES LABELS "exercises;cpu" FIXTURES_REQUIRED handout)

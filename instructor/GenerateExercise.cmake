@@ -2,18 +2,12 @@
 #
 #   cmake -DSOLUTION=<solution>/<name>.cuh -DEXERCISE=<out>/<name>.cuh [-DEXPECTED=<file>] -P GenerateExercise.cmake
 #
-# The marker lines are comments, so the solution compiles as it is; each keeps its indentation:
-#
-#   // EXERCISE: <one line: what the student writes here>     becomes  // TODO: <that line>
-#   // HINT: <a hint>          (zero or more, directly after)   becomes  //   <the hint>
-#   // PLACEHOLDER: <code>     (zero or more, in the block)     becomes  <code>   (so the file compiles)
-#   ... the solution code ...                                   dropped
-#   // END EXERCISE                                             dropped
-#
-# A file with an exercise gets `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once`
-# (the programs then say the kernel is not written yet); one without markers comes out unchanged.
-# A marker out of place stops the generator with `<file>:<line>: <what is wrong>`. EXPECTED (the
-# generator's tests): the output must equal that file, byte for byte.
+# The markers (instructor/README.md) are comment lines, so the solution compiles as it is: EXERCISE
+# becomes a TODO, its HINTs the lines under it, a PLACEHOLDER's code stays (so that the exercise
+# compiles), and the solution code and END EXERCISE are dropped. A file with an exercise gets
+# `#define REDUCTION_EXERCISE_UNFINISHED 1` after its `#pragma once` (the programs then say the
+# kernel is not written yet). A marker out of place stops the generator with `<file>:<line>: <what>`.
+# EXPECTED (the generator's tests): the output must equal that file, byte for byte.
 cmake_minimum_required(VERSION 3.25)
 
 # Stops with `<where>: <what>` on a line of its own, as a compiler reports an error.
@@ -23,9 +17,25 @@ function(_exercise_error where)
   message(FATAL_ERROR "no exercise version was written")
 endfunction()
 
+# reduction_next_line(<text> <line> <newline>): takes the first line off the string in <text>;
+# <newline> is "" for a last line without one. A file walked this way, never as a CMake list,
+# keeps its `;`, `[` and `]`, which a list would take apart or glue together.
+macro(reduction_next_line text line newline)
+  string(FIND "${${text}}" "\n" _end)
+  if(_end EQUAL -1)
+    set(${line} "${${text}}")
+    set(${newline} "")
+    set(${text} "")
+  else()
+    string(SUBSTRING "${${text}}" 0 ${_end} ${line})
+    math(EXPR _end "${_end} + 1")
+    string(SUBSTRING "${${text}}" ${_end} -1 ${text})
+    set(${newline} "\n")
+  endif()
+endmacro()
+
 # reduction_generate_exercise(<solution> <exercise> <count_var>): writes the exercise version and
-# sets <count_var> to its number of exercises. The file is walked a line at a time as one string,
-# never a CMake list, which would take apart or glue together the `;`, `[` and `]` of a header.
+# sets <count_var> to its number of exercises.
 function(reduction_generate_exercise solution exercise count_var)
   if(NOT EXISTS "${solution}")
     _exercise_error("${solution}" "no such file")
@@ -39,17 +49,7 @@ function(reduction_generate_exercise solution exercise count_var)
   set(exercises 0)
   set(number 0)
   while(NOT rest STREQUAL "")
-    string(FIND "${rest}" "\n" end)
-    if(end EQUAL -1)  # a last line without a newline stays without one
-      set(line "${rest}")
-      set(newline "")
-      set(rest "")
-    else()
-      string(SUBSTRING "${rest}" 0 ${end} line)
-      math(EXPR after "${end} + 1")
-      string(SUBSTRING "${rest}" ${after} -1 rest)
-      set(newline "\n")
-    endif()
+    reduction_next_line(rest line newline)  # a last line without a newline stays without one
     math(EXPR number "${number} + 1")
     set(where "${solution}:${number}")
 
@@ -74,12 +74,13 @@ function(reduction_generate_exercise solution exercise count_var)
       if(text MATCHES "^[ \t\r]*$")
         _exercise_error("${where}" "an EXERCISE without its text (what the student writes here)")
       endif()
+      if(NOT seen_pragma)
+        _exercise_error("${where}" "an exercise in a file without #pragma once, after which the exercise "
+                            "version defines REDUCTION_EXERCISE_UNFINISHED")
+      endif()
       string(APPEND output "${indent}// TODO: ${text}${newline}")
       set(state hints)
       set(opened_at ${number})
-      if(exercises EQUAL 0)
-        set(first_exercise ${number})
-      endif()
       math(EXPR exercises "${exercises} + 1")
     elseif(marker STREQUAL "HINT")
       if(state STREQUAL "outside")
@@ -123,10 +124,6 @@ function(reduction_generate_exercise solution exercise count_var)
                         "(the file ends at line ${number})")
   endif()
   if(exercises GREATER 0)
-    if(NOT seen_pragma)
-      _exercise_error("${solution}:${first_exercise}" "an exercise in a file without #pragma once, after which the exercise "
-                          "version defines REDUCTION_EXERCISE_UNFINISHED")
-    endif()
     string(APPEND head "// The exercise version, generated from the solution: write the TODOs, then delete the next line.\n"
                        "#define REDUCTION_EXERCISE_UNFINISHED 1\n")
   endif()

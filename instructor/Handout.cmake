@@ -3,10 +3,8 @@
 #   cmake -DSOURCE_DIR=<repository> -DHANDOUT_DIR=<out> [-DBINARY_DIR=<build>] [-DGIT=<git>] [-DCHECK=ON] -P Handout.cmake
 #
 # HANDOUT_DIR is emptied, then filled with the project's files (those git lists, tracked or new and
-# not ignored, in a checkout; else every file but build folders and .git), every solution/ file
-# replaced by its exercise version, every README listing marked as an answer by a note, and the
-# files that restate the kernels left out; HANDOUT.md at its top tells the student what the tree
-# is. CHECK=ON (the test exercises.handout) then checks the tree.
+# not ignored; else every file but build folders and .git), as instructor/README.md says.
+# CHECK=ON (the test exercises.handout) then checks the tree.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/GenerateExercise.cmake)
 
@@ -22,7 +20,6 @@ if(handout_holds_source)  # emptying it would delete the repository
   message(FATAL_ERROR "the handout folder ${HANDOUT_DIR} holds the source ${SOURCE_DIR}: choose another")
 endif()
 
-# The project's files, as paths relative to SOURCE_DIR.
 if(GIT AND EXISTS ${SOURCE_DIR}/.git)
   execute_process(COMMAND ${GIT} -c core.quotepath=off ls-files --cached --others --exclude-standard
                   WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE status OUTPUT_VARIABLE listing ERROR_VARIABLE error)
@@ -42,27 +39,18 @@ else()
   list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git|\\.devdeps)(/|$)|(^|/)__pycache__/")
 endif()
 # A build folder or the handout inside the source, under a name git does not ignore, is not the project's.
-foreach(dir IN ITEMS "${BINARY_DIR}" "${HANDOUT_DIR}")
-  if(dir STREQUAL "")
-    continue()
-  endif()
-  cmake_path(ABSOLUTE_PATH dir NORMALIZE)
-  cmake_path(IS_PREFIX SOURCE_DIR "${dir}" NORMALIZE inside)
-  if(inside)
-    cmake_path(RELATIVE_PATH dir BASE_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE relative)
-    string(REGEX REPLACE "/$" "" relative "${relative}")
-    foreach(file IN LISTS files)
-      string(FIND "${file}" "${relative}/" at)
-      if(at EQUAL 0)
-        list(REMOVE_ITEM files "${file}")
-      endif()
-    endforeach()
-  endif()
+foreach(dir IN ITEMS ${BINARY_DIR} ${HANDOUT_DIR})
+  cmake_path(RELATIVE_PATH dir BASE_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE relative)
+  foreach(file IN LISTS files)
+    cmake_path(IS_PREFIX relative "${file}" NORMALIZE inside)
+    if(inside AND NOT relative MATCHES "^[.][.]")
+      list(REMOVE_ITEM files "${file}")
+    endif()
+  endforeach()
 endforeach()
 
-# What restates the kernels outside solution/ and a student does not need: benchmark/experiments.cu
-# (chapter 06's kernel and 08's loop; the benchmark skips its steps without it), and the bug zoo,
-# whose lists edit lines of the solution and give the answers.
+# What restates the kernels outside solution/: benchmark/experiments.cu (the benchmark skips its
+# steps without it) and the bug zoo.
 set(_handout_left_out "^benchmark/experiments\\.cu$|^instructor/zoo/")
 
 # A README listing between `<!-- answer -->` and `<!-- end answer -->` becomes a note.
@@ -81,8 +69,8 @@ function(_handout_without_answers from to)
     if(end EQUAL -1)
       message(FATAL_ERROR "${from}: `<!-- answer -->` without `<!-- end answer -->`")
     endif()
-    math(EXPR after "${end} + 19")  # the length of `<!-- end answer -->`
-    string(SUBSTRING "${rest}" ${after} -1 rest)
+    math(EXPR end "${end} + 19")  # the length of `<!-- end answer -->`
+    string(SUBSTRING "${rest}" ${end} -1 rest)
     string(APPEND text "*(A listing of the code you write in the exercises stood here: it is left out of the handout. "
                        "Write yours at the `TODO`s in `solution/`.)*")
   endwhile()

@@ -1,7 +1,7 @@
 # ctest helper: every chapter's solution/ files generate their exercise versions, every chapter
-# with solution/ marks what the student writes (but in a handout, HANDOUT_SOURCE=ON, where they are
+# with solution/ marks what the student writes (but in a handout, with HANDOUT.md, where they are
 # exercises already), and none keeps a hand-written exercise/ folder, a second copy that can drift.
-#   cmake -DSOURCE_DIR=<repository> -DCHAPTERS="01_x|02_y|..." -DWORK_DIR=<dir> [-DHANDOUT_SOURCE=ON] -P CheckChapters.cmake
+#   cmake -DSOURCE_DIR=<repository> -DCHAPTERS="01_x|02_y|..." -DWORK_DIR=<dir> -P CheckChapters.cmake
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/../GenerateExercise.cmake)
 string(REPLACE "|" ";" chapters "${CHAPTERS}")
@@ -20,7 +20,7 @@ foreach(chapter IN LISTS chapters)
   if(IS_DIRECTORY ${SOURCE_DIR}/${chapter}/exercise)
     string(APPEND problems "${chapter}: a hand-written exercise/ folder beside the markers: delete exercise/\n")
   endif()
-  if(NOT HANDOUT_SOURCE AND exercises EQUAL 0)
+  if(NOT EXISTS ${SOURCE_DIR}/HANDOUT.md AND exercises EQUAL 0)
     string(APPEND problems "${chapter}: no // EXERCISE: marker in solution/, so its exercise would be the solution\n")
   endif()
   message(STATUS "${chapter}: ${exercises} exercise(s)")

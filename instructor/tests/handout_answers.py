@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """Looks for the solutions' code in a handout: handout_answers.py SOURCE_DIR HANDOUT_DIR.
 
-A region's code lines are the lines of an `// EXERCISE:` ... `// END EXERCISE` region of SOURCE_DIR's
-solution/ headers that are not comments, without indentation and trailing comment, of 20 characters
-or more (shorter ones, `}` or `__syncthreads();`, are in every kernel). A text file of HANDOUT_DIR
-that holds two or more code lines of one region holds the answer, or most of it: the test names it
-and fails. One line alone is allowed: some are idioms any CUDA code has (the grid-stride index).
+A region's code lines are the code lines, of 20 characters or more (shorter ones, `}` or
+`__syncthreads();`, are in every kernel), of an `// EXERCISE:` ... `// END EXERCISE` region of
+SOURCE_DIR's solution/ headers. A text file of HANDOUT_DIR that holds two or more of one region's
+holds the answer, or most of it; one alone may be an idiom any CUDA code has (the grid-stride index).
 """
 import glob
 import os

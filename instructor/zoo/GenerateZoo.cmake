@@ -3,61 +3,38 @@
 #
 #   cmake -DSPEC=instructor/zoo/<chapter>.txt -DSOLUTION_DIR=<chapter>/solution -DOUT_DIR=<out> -P GenerateZoo.cmake
 #
-# A list names the header, its namespace and what the tests run; then one block per bug, the
-# blocks separated by blank lines, `#` lines being comments:
-#
-#   header: convergent.cuh
-#   namespace: ch04
-#   kernel: convergent_kernel
-#
-#   bug: missing_barrier
-#   find: __syncthreads();  // the next step reads
-#   replace:
-#   caught: emulator delayed_warps
-#   why: without the barrier a thread reads ... (one line: the answer, for the instructor)
+# A list (04_convergent.txt is a short one) holds `key: value` lines, `#` lines being comments:
+# first the chapter's keys, then one block per bug, from its `bug: <name>` line on.
 #
 # Before the first bug, besides header: and namespace: (both required):
-#   kernel:  the kernel the CPU test runs, `convergent_kernel` (instantiated for the element E) or a
-#            template with E in it, `coarsened_kernel<2, E>`; needed when a bug names the emulator
-#   blocks:  for a grid kernel, the blocks a launch of n elements in blocks of `block` threads needs,
-#            an expression of the header: `block_count(n, block)`
-#   launch:  the launcher the GPU tests call, `launch<E>` (input, n, result, block, scratch, stream,
-#            as in the chapters' registries); needed when a bug names a GPU detector but delayed_warps
+#   kernel:  the kernel the CPU test runs, for the element E: `coarsened_kernel<2, E>`; needed when
+#            a bug names the emulator
+#   blocks:  for a grid kernel, the blocks for n elements in blocks of `block` threads, an expression
+#            of the header: `block_count(n, block)`
+#   launch:  the launcher the GPU tests call, `launch<E>` (arguments as in the chapters' registries);
+#            needed when a bug names a GPU detector but delayed_warps
 #   passes:  (08, 09) how the CPU test launches the kernel, as the launcher does: `two_passes`,
-#            kernel(input, n, out) over the grid and then one block over its results (ch08's
-#            launch_two_passes); `one_pass`, kernel(input, n, block_results, result, blocks_done),
-#            the last block finishing (09's fastest). With passes:, `kernel:` is a template with E,
-#            as written inside the header's namespace (`two_pass_kernel<Handoff::Store, E>`)
+#            kernel(input, n, out) over the grid, then one block over its results; `one_pass`,
+#            kernel(input, n, block_results, result, blocks_done), the last block finishing. With
+#            passes:, `kernel:` is named as inside the header's namespace
 #   shared:  with passes:, each launch's dynamic shared memory in bytes, an expression of the
 #            header's names, `block` and E (`warp_finish_slots(block) * sizeof(E)`); default 0
 # In a bug, besides find:, replace:, caught: and why:
 #   header:, launch:, kernel:, passes:, shared:   the bug's own, where it edits what the chapter's do not name
-#   n:       the elements the GPU tests give it (default 1000); past 2^31 the input is made on the GPU
-#            (zero below element 2^31, 0x01010101 from there), so that a 32-bit index shows
-#   block:   the threads a block (default 256)
+#   n:       the elements the GPU tests give it (default 1000; past 2^31, see zoo_gpu.cu's input)
 #
 # `find` is text of the header that must occur exactly once (an edit of the solution that moves it
-# stops the generator, rather than make a bug other than the one described); `replace` takes its
+# stops the generator, rather than make another bug than the one described); `replace` takes its
 # place (empty: deleted). A bug may have several pairs, applied in order; in both, `\n` stands for
-# a line break. `caught` names the detectors that must catch the bug, each a test that checks the
-# solution the same way (instructor/README.md); `emulator:race,wrong_value` names the findings too.
+# a line break. `caught` names the detectors that must catch the bug (instructor/README.md);
+# `emulator:race,wrong_value` names the findings too.
 #
-# Out: <OUT_DIR>/<bug>/<header>, the solution with the edits and its namespace renamed <namespace>_<bug>
-# (a header of the solution it includes is reached through `using namespace <namespace>;`), so that
-# every bug compiles into one program beside the solution; and <OUT_DIR>/zoo_list.hpp, which
-# includes them all, names the chapter and kernel for the zoo's tests (zoo_*.cpp, zoo_*.cu), and
-# lists the bugs: REDUCTION_ZOO_CHAPTER, REDUCTION_ZOO_TAG, REDUCTION_ZOO_KERNEL(ns, E),
-# REDUCTION_ZOO_SOLUTION(E) (not with passes:), REDUCTION_ZOO_BLOCKS(ns, n, block) (with blocks:),
-# REDUCTION_ZOO_BUGS of REDUCTION_ZOO_BUG(bug, namespace, "caught", "why"); REDUCTION_ZOO_PREPARE(ns)
-# before each namespace's headers, which the includer may define. Where the includer defines
-#   REDUCTION_ZOO_PASSES     per emulator bug with passes:, ZooPasses_<bug><E> (kernel, kOnePass,
-#                            shared_bytes) in its namespace and the solution's, in REDUCTION_ZOO_PASSES_BUGS
-#   REDUCTION_ZOO_LAUNCHERS  per bug with a launch:, zoo_launch::solution_<bug><E>, bug_<bug><E>,
-#                            kN_<bug> and kBlock_<bug>, in REDUCTION_ZOO_GPU_BUGS
-#   REDUCTION_ZOO_KERNELS    zoo_kernels::append_to(registry): a copy of the chapter's registry entry
-#                            for each bug a GPU detector catches, named zoo.<bug>, with the bug's
-#                            launcher (the emulator's alone may hang a GPU)
+# Out: <OUT_DIR>/<bug>/<header>, the solution with the edits and its namespace renamed <namespace>_<bug>,
+# so that every bug compiles into one program beside the solution; and <OUT_DIR>/zoo_list.hpp, which
+# includes them all and lists them for the zoo's tests (zoo_*.cpp, zoo_*.cu) and, under
+# REDUCTION_ZOO_KERNELS, for a chapter's program (its comments say what each part is for).
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../GenerateExercise.cmake)  # reduction_next_line
 
 foreach(required SPEC SOLUTION_DIR OUT_DIR)
   if("${${required}}" STREQUAL "")
@@ -71,15 +48,11 @@ function(_zoo_error line)
   message(FATAL_ERROR "no bug zoo was written")
 endfunction()
 
-# Parses the spec a line at a time, as one string (code is full of `;`, which a CMake list would split).
 file(READ ${SPEC} rest)
-set(header "")
-set(namespace "")
-set(kernel "")
-set(blocks "")
-set(launch "")
-set(passes "")
-set(shared "")
+foreach(key header namespace kernel blocks launch passes)
+  set(${key} "")
+endforeach()
+set(shared 0)
 set(bugs "")  # the names, in order; each bug's fields are in variables named after it
 set(bug "")
 set(number 0)
@@ -102,15 +75,7 @@ macro(_zoo_finish_bug)
 endmacro()
 while(NOT rest STREQUAL "")
   math(EXPR number "${number} + 1")
-  string(FIND "${rest}" "\n" end)
-  if(end EQUAL -1)
-    set(line "${rest}")
-    set(rest "")
-  else()
-    string(SUBSTRING "${rest}" 0 ${end} line)
-    math(EXPR after "${end} + 1")
-    string(SUBSTRING "${rest}" ${after} -1 rest)
-  endif()
+  reduction_next_line(rest line newline)
   if(line MATCHES "^[ \t]*$" OR line MATCHES "^#")
     continue()
   endif()
@@ -127,11 +92,11 @@ while(NOT rest STREQUAL "")
     set(${key} "${value}")
   elseif(NOT bug STREQUAL "" AND key MATCHES "^(header|launch|kernel|passes|shared)$")  # this bug's own
     set(_${key}_${bug} "${value}")
-  elseif(NOT bug STREQUAL "" AND key MATCHES "^(n|block)$")
+  elseif(NOT bug STREQUAL "" AND key STREQUAL "n")
     if(NOT value MATCHES "^[1-9][0-9]*$")
-      _zoo_error(${number} "${key}: is a positive number, found: ${value}")
+      _zoo_error(${number} "n: is a positive number, found: ${value}")
     endif()
-    set(_${key}_${bug} "${value}")
+    set(_n_${bug} "${value}")
   elseif(key STREQUAL "bug")
     _zoo_finish_bug()
     if(NOT value MATCHES "^[a-z][a-z0-9_]*$" OR value IN_LIST bugs)
@@ -147,20 +112,16 @@ while(NOT rest STREQUAL "")
       set(_${key}_${bug} "${${key}}")
     endforeach()
     set(_n_${bug} 1000)
-    set(_block_${bug} 256)
   elseif(bug STREQUAL "")
     _zoo_error(${number} "${key}: before the first bug:")
   elseif(key STREQUAL "find")
     math(EXPR _pairs_${bug} "${_pairs_${bug}} + 1")
     set(_find_${bug}_${_pairs_${bug}} "${value}")
-    set(_replace_${bug}_${_pairs_${bug}} "")
-    set(_replace_set_${bug}_${_pairs_${bug}} FALSE)
   elseif(key STREQUAL "replace")
-    if(_pairs_${bug} EQUAL 0 OR _replace_set_${bug}_${_pairs_${bug}})
+    if(_pairs_${bug} EQUAL 0 OR DEFINED _replace_${bug}_${_pairs_${bug}})
       _zoo_error(${number} "replace: without its find:")
     endif()
     set(_replace_${bug}_${_pairs_${bug}} "${value}")
-    set(_replace_set_${bug}_${_pairs_${bug}} TRUE)
   elseif(key STREQUAL "caught")
     separate_arguments(detectors UNIX_COMMAND "${value}")  # separated by spaces
     foreach(detector IN LISTS detectors)
@@ -184,6 +145,12 @@ if(header STREQUAL "" OR namespace STREQUAL "" OR bugs STREQUAL "")
   message(FATAL_ERROR "${SPEC}: needs header:, namespace: and at least one bug:")
 endif()
 
+# _zoo_define(<macro> <entries>): appends to `list` a #define of <macro> as the entries, one a line.
+function(_zoo_define macro entries)
+  string(REPLACE "\n" " \\\n" continued "${entries}")
+  set(list "${list}#define ${macro} \\\n${continued}\n" PARENT_SCOPE)
+endfunction()
+
 set(list "// Generated by instructor/zoo/GenerateZoo.cmake from ${SPEC}: do not edit.\n#pragma once\n\n")
 # The chapter, from the list's name: instructor/zoo/05_shared_memory.txt gives "chapter 05".
 get_filename_component(_chapter_number "${SPEC}" NAME)
@@ -191,14 +158,8 @@ string(SUBSTRING "${_chapter_number}" 0 2 _chapter_number)
 string(APPEND list "#define REDUCTION_ZOO_NAMESPACE ${namespace}\n#define REDUCTION_ZOO_CHAPTER \"chapter ${_chapter_number}\"\n"
                    "#define REDUCTION_ZOO_TAG \"[chapter${_chapter_number}]\"\n")
 if(NOT kernel STREQUAL "" AND passes STREQUAL "")
-  # `convergent_kernel` is instantiated for E; `coarsened_kernel<2, E>` names its own arguments.
-  if(kernel MATCHES "<")
-    set(kernel_for_e "${kernel}")
-  else()
-    set(kernel_for_e "${kernel}<E>")
-  endif()
-  string(APPEND list "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel_for_e}\n"
-                     "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel_for_e}\n")
+  string(APPEND list "#define REDUCTION_ZOO_KERNEL(ns, E) ns::${kernel}\n"
+                     "#define REDUCTION_ZOO_SOLUTION(E) ${namespace}::${kernel}\n")
 endif()
 if(NOT blocks STREQUAL "")
   string(APPEND list "#define REDUCTION_ZOO_BLOCKS(ns, n, block) ns::${blocks}\n")
@@ -260,44 +221,35 @@ foreach(bug IN LISTS bugs)
   string(APPEND list "REDUCTION_ZOO_PREPARE(${namespace}_${bug})\n#include \"${bug}/${this_header}\"\n")
   string(APPEND entries "REDUCTION_ZOO_BUG(${bug}, ${namespace}_${bug}, \"${_caught_${bug}}\", \"${why}\")\n")
   if(NOT "${_passes_${bug}}" STREQUAL "" AND _caught_${bug} MATCHES "(^| )emulator")
-    set(one_pass false)
-    if(_passes_${bug} STREQUAL "one_pass")
-      set(one_pass true)
-    endif()
-    set(bytes "${_shared_${bug}}")
-    if(bytes STREQUAL "")
-      set(bytes 0)
-    endif()
+    string(COMPARE EQUAL "${_passes_${bug}}" one_pass one_pass)
     string(CONCAT passes_class "template <typename E>\nstruct ZooPasses_${bug} {\n  static constexpr auto kernel = &${_kernel_${bug}};\n"
                      "  static constexpr bool kOnePass = ${one_pass};\n"
-                     "  static std::size_t shared_bytes([[maybe_unused]] int block) { return ${bytes}; }\n};\n")
+                     "  static std::size_t shared_bytes([[maybe_unused]] int block) {\n"
+                     "    return ${_shared_${bug}};\n  }\n};\n")
     string(APPEND passes_classes "namespace ${namespace} {\n${passes_class}}  // namespace ${namespace}\n"
                                  "namespace ${namespace}_${bug} {\n${passes_class}}  // namespace ${namespace}_${bug}\n")
     string(APPEND passes_entries "REDUCTION_ZOO_PASSES_BUG(${bug}, ${namespace}_${bug}, ${namespace}, \"${_caught_${bug}}\")\n")
   endif()
-  if(NOT "${_launch_${bug}}" STREQUAL "")
-    set(signature "const E* input, std::size_t n, E* result, int block, reduction::DeviceScratch& scratch, cudaStream_t stream")
-    set(arguments "input, n, result, block, scratch, stream")
-    string(APPEND launchers
-      "template <typename E>\nvoid solution_${bug}(${signature}) {\n  ${namespace}::${_launch_${bug}}(${arguments});\n}\n"
-      "template <typename E>\nvoid bug_${bug}(${signature}) {\n  ${namespace}_${bug}::${_launch_${bug}}(${arguments});\n}\n"
-      "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\nconstexpr int kBlock_${bug} = ${_block_${bug}};\n")
+  set(launcher "${_launch_${bug}}")
+  if(NOT launcher STREQUAL "")
+    string(APPEND launchers "template <typename E>\nconstexpr auto solution_${bug} = &${namespace}::${launcher};\n"
+                            "template <typename E>\nconstexpr auto bug_${bug} = &${namespace}_${bug}::${launcher};\n"
+                            "constexpr std::size_t kN_${bug} = ${_n_${bug}}ull;\n")
     string(APPEND gpu_entries "REDUCTION_ZOO_GPU_BUG(${bug}, \"${_caught_${bug}}\")\n")
     if(_caught_${bug} MATCHES "(^| )(value|nondeterministic|memcheck|racecheck|synccheck)( |$)")
-      string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${_launch_${bug}},\n"
-                                "                &${namespace}_${bug}::${_launch_${bug}}, \"${namespace}::${_launch_${bug}}\");\n")
+      string(APPEND zoo_kernels "  append_one<E>(registry, \"zoo.${bug}\", &${namespace}::${launcher},\n"
+                                "                &${namespace}_${bug}::${launcher}, \"${namespace}::${launcher}\");\n")
     endif()
   endif()
 endforeach()
-string(APPEND list "\n// REDUCTION_ZOO_BUG(name, namespace, detectors, why), defined by the includer.\n#define REDUCTION_ZOO_BUGS \\\n")
-string(REPLACE "\n" " \\\n" entries_continued "${entries}")
-string(APPEND list "${entries_continued}\n")
+string(APPEND list "\n// REDUCTION_ZOO_BUG(name, namespace, detectors, why), defined by the includer.\n")
+_zoo_define(REDUCTION_ZOO_BUGS "${entries}")
 if(NOT launchers STREQUAL "")
   string(APPEND list "\n#ifdef REDUCTION_ZOO_LAUNCHERS  // defined by the GPU test, a CUDA source\n"
                      "namespace zoo_launch {\n${launchers}}  // namespace zoo_launch\n\n"
-                     "// REDUCTION_ZOO_GPU_BUG(name, detectors), defined by the includer.\n#define REDUCTION_ZOO_GPU_BUGS \\\n")
-  string(REPLACE "\n" " \\\n" gpu_continued "${gpu_entries}")
-  string(APPEND list "${gpu_continued}\n#endif  // REDUCTION_ZOO_LAUNCHERS\n")
+                     "// REDUCTION_ZOO_GPU_BUG(name, detectors), defined by the includer.\n")
+  _zoo_define(REDUCTION_ZOO_GPU_BUGS "${gpu_entries}")
+  string(APPEND list "#endif  // REDUCTION_ZOO_LAUNCHERS\n")
 endif()
 if(NOT zoo_kernels STREQUAL "")
   string(APPEND list [=[
@@ -345,9 +297,9 @@ void append_to(Registry<E>& registry) {
 endif()
 if(NOT passes_classes STREQUAL "")
   string(APPEND list "\n#ifdef REDUCTION_ZOO_PASSES  // defined by the CPU test of the chapters with launches\n"
-                     "${passes_classes}\n// REDUCTION_ZOO_PASSES_BUG(name, namespace, solution namespace, detectors), defined by the includer.\n"
-                     "#define REDUCTION_ZOO_PASSES_BUGS \\\n")
-  string(REPLACE "\n" " \\\n" passes_continued "${passes_entries}")
-  string(APPEND list "${passes_continued}\n#endif  // REDUCTION_ZOO_PASSES\n")
+                     "${passes_classes}\n// REDUCTION_ZOO_PASSES_BUG(name, namespace, solution namespace, detectors), "
+                     "defined by the includer.\n")
+  _zoo_define(REDUCTION_ZOO_PASSES_BUGS "${passes_entries}")
+  string(APPEND list "#endif  // REDUCTION_ZOO_PASSES\n")
 endif()
 file(CONFIGURE OUTPUT ${OUT_DIR}/zoo_list.hpp CONTENT "${list}" @ONLY NEWLINE_STYLE UNIX)

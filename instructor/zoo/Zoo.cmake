@@ -1,19 +1,17 @@
-# The bug zoo (instructor/README.md): instructor/zoo/<chapter>.txt lists wrong kernels, each the
-# solution with one edit, which GenerateZoo.cmake makes at build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/
-# (always from solution/, also in exercise mode: the zoo tests the detectors, not the student).
+# The bug zoo (instructor/README.md): GenerateZoo.cmake makes instructor/zoo/<chapter>.txt's bugs at
+# build time into ${CMAKE_BINARY_DIR}/zoo/<chapter>/, always from solution/ (the zoo tests the
+# detectors, not the student).
 #
-# reduction_add_zoo(<kernel header> [GRID | PASSES] [KERNEL_OPTION [WRONG_RUN <args> RIGHT_RUN <args>]]),
-# in a chapter folder whose list exists: a test per detector the list names (the README's table),
-# each also checking the solution. GRID and PASSES: how zoo_emulated.cpp launches the kernel.
-# KERNEL_OPTION (06 to 09, whose programs have --kernel): with -DREDUCTION_ZOO_KERNELS=ON the
-# program also takes as zoo.<bug> each bug a GPU detector catches, and <chapter>.zoo_kernels.list
-# checks its --list. WRONG_RUN and RIGHT_RUN: a zoo kernel that the program's own check must fail
-# (exit 1), and its solution, which must pass, as GPU tests; these run in every build, on
-# <chapter>_with_zoo (the program built as with REDUCTION_ZOO_KERNELS) where the option is off.
+# reduction_add_zoo(<kernel header> [GRID | PASSES] [KERNEL_OPTION [WRONG_RUN <args> RIGHT_RUN <args>]]):
+# a test per detector the chapter's list names. GRID and PASSES: how zoo_emulated.cpp launches the
+# kernel. KERNEL_OPTION (06 to 09): with -DREDUCTION_ZOO_KERNELS=ON the program also takes as
+# zoo.<bug> each bug a GPU detector catches. WRONG_RUN and RIGHT_RUN: a zoo kernel that the
+# program's own check must fail (exit 1), and its solution, which must pass; these run in every
+# build, on <chapter>_with_zoo where the option is off.
 set(_reduction_zoo_dir ${CMAKE_CURRENT_LIST_DIR})
 
-# _reduction_zoo_program(<target> <cpu|gpu> <source>...): a test program of the zoo of `chapter`
-# (reduction_add_zoo's), on the generated headers and the solution (also in exercise mode).
+# _reduction_zoo_program(<target> <cpu|gpu> <source>...): a test program of reduction_add_zoo's
+# `chapter`, on the generated headers and the solution.
 function(_reduction_zoo_program target kind)
   reduction_add_test_program(${target} ${kind} ${ARGN})
   target_include_directories(${target} PRIVATE ${CMAKE_BINARY_DIR}/zoo/${chapter} ${CMAKE_CURRENT_SOURCE_DIR}/solution)
@@ -68,7 +66,6 @@ function(reduction_add_zoo header)
                                                                 $<$<BOOL:${ARG_PASSES}>:REDUCTION_ZOO_PASSES>)
     add_test(NAME ${chapter}.zoo_emulated COMMAND ${chapter}_zoo_cpu_tests)
     set_tests_properties(${chapter}.zoo_emulated PROPERTIES LABELS "${label};cpu;zoo" TIMEOUT 600)
-    set_property(GLOBAL APPEND PROPERTY REDUCTION_CPU_TEST_PROGRAMS ${chapter}_zoo_cpu_tests)
   endif()
   if(ARG_KERNEL_OPTION)
     _reduction_zoo_kernels("${gpu_tests}" "${ARG_WRONG_RUN}" "${ARG_RIGHT_RUN}")
@@ -133,20 +130,29 @@ function(_reduction_zoo_kernels gpu_tests wrong_run right_run)
   reduction_add_program_test(${chapter}.zoo_kernels.right_run ${program} "${right_run}" 0 JSON LABELS "${label};gpu;zoo")
 endfunction()
 
-# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on bad lists (instructor/zoo/tests/*.txt,
-# against chapter 08's solution), each of which must stop it with the message its first line names
-# (`# expect: <regular expression>`); the good lists are the chapters', which every build generates.
+# reduction_add_zoo_generator_tests(): GenerateZoo.cmake on bad lists, each of which must stop it
+# with the message given; the good lists are the chapters', which every build generates. Each case
+# is <name>|<the chapter's keys>|<the bug's keys>|<the message>, a list on chapter 08's solution.
 function(reduction_add_zoo_generator_tests)
-  file(GLOB specs CONFIGURE_DEPENDS ${_reduction_zoo_dir}/tests/*.txt)
-  foreach(spec IN LISTS specs)
-    get_filename_component(name ${spec} NAME_WE)
-    file(STRINGS ${spec} expect LIMIT_COUNT 1 REGEX "^# expect: ")
-    string(REGEX REPLACE "^# expect: " "" expect "${expect}")
-    add_test(NAME zoo.generator.${name}
+  set(launch "launch: launch_finish_kernel<E>")
+  set(bug "find: x\nreplace: y\ncaught")
+  foreach(case
+      "bad_n|${launch}|${bug}: value\nn: 2^31|n: is a positive number, found: 2\\^31"
+      "bad_passes|passes: three_passes|${bug}: emulator:race|passes: is two_passes or one_pass, found: three_passes"
+      "emulator_without_kernel||${bug}: emulator:race|the emulator runs the kernel: name it with kernel:"
+      "find_not_unique|${launch}|find: #include\nreplace:\ncaught: value|`#include` must occur exactly once in two_pass"
+      "gpu_without_launch||${bug}: value|bug gpu_without_launch names a GPU detector: it needs a launch:"
+      "missing_header|${launch}|header: missing.cuh\n${bug}: value|bug missing_header: no missing.cuh in"
+      "unknown_detector|${launch}|${bug}: racechek|unknown detector racechek")
+    string(REGEX MATCH "^([^|]*)[|]([^|]*)[|]([^|]*)[|](.*)$" case "${case}")
+    set(spec ${CMAKE_BINARY_DIR}/zoo_tests/${CMAKE_MATCH_1}.txt)
+    file(WRITE ${spec} "header: two_pass.cuh\nnamespace: ch08\n${CMAKE_MATCH_2}\n\nbug: ${CMAKE_MATCH_1}\n"
+                       "${CMAKE_MATCH_3}\nwhy: a wrong list\n")
+    add_test(NAME zoo.generator.${CMAKE_MATCH_1}
       COMMAND ${CMAKE_COMMAND} -DSPEC=${spec} -DSOLUTION_DIR=${PROJECT_SOURCE_DIR}/08_two_pass/solution
-              -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${name} -P ${_reduction_zoo_dir}/GenerateZoo.cmake)
+              -DOUT_DIR=${CMAKE_BINARY_DIR}/zoo_tests/${CMAKE_MATCH_1} -P ${_reduction_zoo_dir}/GenerateZoo.cmake)
     # And the generator must stop: a match alone would pass one that printed the message and went on.
-    set_tests_properties(zoo.generator.${name} PROPERTIES LABELS "zoo;cpu"
-      PASS_REGULAR_EXPRESSION "${expect}.*no bug zoo was written")
+    set_tests_properties(zoo.generator.${CMAKE_MATCH_1} PROPERTIES LABELS "zoo;cpu"
+      PASS_REGULAR_EXPRESSION "${CMAKE_MATCH_4}.*no bug zoo was written")
   endforeach()
 endfunction()

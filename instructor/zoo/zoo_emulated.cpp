@@ -5,12 +5,10 @@
 // solution. -s shows the findings. The launch:
 //   one block (03-05)              n = 1000: not a power of two, so the guards matter, and 16 warps
 //   REDUCTION_ZOO_GRID (06, 07)    n = 1000 in blocks of 64 threads: not a multiple of a block's
-//                                  segment, so the guards matter, and a barrier between two warps
-//   REDUCTION_ZOO_PASSES (08, 09)  the launches each bug's `passes:` names, as the launcher makes
-//                                  them: n = 5003 in blocks of 256 threads on a GPU taken to hold 3
-//                                  blocks at once (the emulator has no occupancy to ask), so 3 blocks
-//                                  hand their results on; 8 warps a block; n no multiple of the
-//                                  grid's 768 threads
+//                                  segment, and a barrier between two warps
+//   REDUCTION_ZOO_PASSES (08, 09)  the launches of each bug's `passes:`: n = 5003 (no multiple of the
+//                                  grid's threads) in blocks of 256 on a GPU taken to hold 3 blocks
+//                                  at once, so that 3 blocks hand their results on
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -64,53 +62,44 @@ Launches launches(int grid) {
   }
 }
 
-struct Bug {
-  const char* name;
-  std::string detectors;
-  Launches (*bug)(int grid);
-  Launches (*solution)(int grid);
-  SharedMemory bug_shared, solution_shared;  // each namespace's `extern __shared__` memory
-};
-#define REDUCTION_ZOO_PASSES_BUG(name, ns, solution_ns, detectors) \
-  Bug{#name,                                                       \
-      detectors,                                                   \
-      &launches<ns::ZooPasses_##name<Checked<V>>>,                 \
-      &launches<solution_ns::ZooPasses_##name<Checked<V>>>,        \
-      &ns::shared_bytes,                                           \
-      &solution_ns::shared_bytes},
-const std::vector<Bug> kBugs = {REDUCTION_ZOO_PASSES_BUGS};
-#undef REDUCTION_ZOO_PASSES_BUG
-
-#elif defined(REDUCTION_ZOO_GRID)
-constexpr std::size_t kN = 1000;
-constexpr unsigned kThreads = 64;
-using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<V>));
-
-struct Bug {
-  const char* name;
-  std::string detectors;
-  Kernel kernel;
-  std::size_t blocks;
-  SharedMemory shared;
-};
-#define REDUCTION_ZOO_BUG(name, ns, detectors, why)            \
-  Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<V>), \
-      std::size_t(REDUCTION_ZOO_BLOCKS(ns, kN, int(kThreads))), &ns::shared_bytes},
-const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
-#undef REDUCTION_ZOO_BUG
-
 #else
 constexpr std::size_t kN = 1000;
 using Kernel = decltype(&REDUCTION_ZOO_SOLUTION(Checked<V>));
+#endif
+#if defined(REDUCTION_ZOO_GRID)
+constexpr unsigned kThreads = 64;
+#endif
 
 struct Bug {
   const char* name;
   std::string detectors;
+#if defined(REDUCTION_ZOO_PASSES)
+  Launches (*bug)(int grid);
+  Launches (*solution)(int grid);
+  SharedMemory bug_shared, solution_shared;  // each namespace's `extern __shared__` memory
+#else
   Kernel kernel;
+#endif
+#if defined(REDUCTION_ZOO_GRID)
+  std::size_t blocks;
+  SharedMemory shared;
+#endif
 };
+
+#define REDUCTION_ZOO_PASSES_BUG(name, ns, solution_ns, detectors)                                       \
+  Bug{#name, detectors, &launches<ns::ZooPasses_##name<Checked<V>>>,                                     \
+      &launches<solution_ns::ZooPasses_##name<Checked<V>>>, &ns::shared_bytes, &solution_ns::shared_bytes},
+#if defined(REDUCTION_ZOO_GRID)
+#define REDUCTION_ZOO_BUG(name, ns, detectors, why)            \
+  Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<V>), \
+      std::size_t(REDUCTION_ZOO_BLOCKS(ns, kN, int(kThreads))), &ns::shared_bytes},
+#else
 #define REDUCTION_ZOO_BUG(name, ns, detectors, why) Bug{#name, detectors, &REDUCTION_ZOO_KERNEL(ns, Checked<V>)},
+#endif
+#if defined(REDUCTION_ZOO_PASSES)
+const std::vector<Bug> kBugs = {REDUCTION_ZOO_PASSES_BUGS};
+#else
 const std::vector<Bug> kBugs = {REDUCTION_ZOO_BUGS};
-#undef REDUCTION_ZOO_BUG
 #endif
 
 }  // namespace

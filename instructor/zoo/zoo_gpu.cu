@@ -1,22 +1,15 @@
 // GPU test of a chapter's bug zoo for the detectors that need a GPU and a launcher: value,
 // nondeterministic, and the runs that compute-sanitizer watches (cmake/Sanitize.cmake). Zoo.cmake
-// compiles it once per chapter, against the chapter's generated zoo_list.hpp, which gives each bug
-// with a launch: its launcher, the solution's, and the n and block it is run at.
+// compiles it once per chapter, against the chapter's generated zoo_list.hpp.
 //
 //   <chapter>_zoo_gpu --bug NAME --detector value             the bug's int sum is wrong, the solution's right
 //   <chapter>_zoo_gpu --bug NAME --detector nondeterministic  the bug's float sum changes between runs,
 //                                                             the solution's never does
 //   <chapter>_zoo_gpu --bug NAME --detector run [--solution]  one run of the bug (or of the solution),
-//                                                             for compute-sanitizer; its sum is printed,
-//                                                             not checked (a race may change it)
+//                                                             its sum printed, not checked (a race may change it)
 //
 // Exit status: 0 the detector fired for the bug and not for the solution (run: the runs finished),
-// 1 it did not, 2 a bad option, 3 a CUDA error, 77 no usable GPU or not enough device memory
-// (ctest reports a skip).
-//
-// Input: up to 2^31 elements, random positive ints (so that whatever a bug leaves out changes the
-// sum) or floats; past 2^31, where a 32-bit index is tested, zero below element 2^31 and 0x01010101
-// (odd) from there, made on the GPU, whose int sum is known without reading it.
+// 1 it did not, 2 a bad option, 3 a CUDA error, 77 no usable GPU or not enough device memory.
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -44,36 +37,37 @@ struct GpuBug {
   Launcher<std::int32_t> bug_int, solution_int;
   Launcher<float> bug_float, solution_float;
   std::size_t n;
-  int block;
 };
 
 #define REDUCTION_ZOO_GPU_BUG(name, detectors)       \
   GpuBug{#name,                                      \
          detectors,                                  \
-         &zoo_launch::bug_##name<std::int32_t>,      \
-         &zoo_launch::solution_##name<std::int32_t>, \
-         &zoo_launch::bug_##name<float>,             \
-         &zoo_launch::solution_##name<float>,        \
-         zoo_launch::kN_##name,                      \
-         zoo_launch::kBlock_##name},
+         zoo_launch::bug_##name<std::int32_t>,       \
+         zoo_launch::solution_##name<std::int32_t>,  \
+         zoo_launch::bug_##name<float>,              \
+         zoo_launch::solution_##name<float>,         \
+         zoo_launch::kN_##name},
 const std::vector<GpuBug> kGpuBugs = {REDUCTION_ZOO_GPU_BUGS};
 #undef REDUCTION_ZOO_GPU_BUG
 
 constexpr std::size_t kDeviceFillFrom = std::size_t(1) << 31;  // inputs past this are made on the GPU
 constexpr int kRuns = 20;                                      // runs of the nondeterministic check
+constexpr int kBlock = 256;                                    // threads a block, for every bug
 
 // One launch on the device input, and its result, copied back.
 template <typename E>
-E run_once(Launcher<E> launch, const reduction::DeviceBuffer<E>& input, std::size_t n, int block) {
+E run_once(Launcher<E> launch, const reduction::DeviceBuffer<E>& input, std::size_t n) {
   reduction::DeviceBuffer<E> result(1);
   result.poison();  // a launcher that writes nothing gives -1 or NaN, not a leftover
   reduction::DeviceScratch scratch;
-  launch(input.data(), n, result.data(), block, scratch, nullptr);
+  launch(input.data(), n, result.data(), kBlock, scratch, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   return result.download_one();
 }
 
-// The int input of n elements and its exact sum (modulo 2^32, as the kernels wrap around).
+// The int input of n elements and its exact sum (modulo 2^32, as the kernels wrap around): random
+// positive ints, so that whatever a bug leaves out changes the sum; past 2^31 elements, where a
+// 32-bit index is tested, zero below element 2^31 and 0x01010101 (odd) from there, made on the GPU.
 reduction::DeviceBuffer<std::int32_t> int_input(std::size_t n, std::int32_t& sum) {
   if (n <= kDeviceFillFrom) {
     std::vector<std::int32_t> host = reduction::generate_input<std::int32_t>(n, std::random_device{}());
@@ -89,11 +83,10 @@ reduction::DeviceBuffer<std::int32_t> int_input(std::size_t n, std::int32_t& sum
 }
 
 // The same float input kRuns times: how many distinct results, bit for bit.
-std::size_t distinct_results(Launcher<float> launch, const reduction::DeviceBuffer<float>& input, std::size_t n,
-                             int block) {
+std::size_t distinct_results(Launcher<float> launch, const reduction::DeviceBuffer<float>& input, std::size_t n) {
   std::set<std::uint32_t> seen;
   for (int run = 0; run < kRuns; ++run) {
-    const float result = run_once(launch, input, n, block);
+    const float result = run_once(launch, input, n);
     std::uint32_t bits;
     std::memcpy(&bits, &result, sizeof bits);
     seen.insert(bits);
@@ -103,7 +96,7 @@ std::size_t distinct_results(Launcher<float> launch, const reduction::DeviceBuff
 
 int check(const GpuBug& bug, const std::string& detector, bool solution_only) {
   std::cout << REDUCTION_ZOO_CHAPTER << ", bug " << bug.name << " (caught: " << bug.detectors << "), n = " << bug.n
-            << ", blocks of " << bug.block << "\n";
+            << ", blocks of " << kBlock << "\n";
   const std::size_t bytes = bug.n * (detector == "nondeterministic" ? sizeof(float) : sizeof(std::int32_t));
   if (auto no_room = reduction::device_room(bytes)) {
     std::cout << "SKIPPED: " << *no_room << std::endl;
@@ -111,8 +104,8 @@ int check(const GpuBug& bug, const std::string& detector, bool solution_only) {
   }
   if (detector == "nondeterministic") {
     const reduction::DeviceBuffer<float> input(reduction::generate_input<float>(bug.n, std::random_device{}()));
-    const std::size_t solution = distinct_results(bug.solution_float, input, bug.n, bug.block);
-    const std::size_t wrong = distinct_results(bug.bug_float, input, bug.n, bug.block);
+    const std::size_t solution = distinct_results(bug.solution_float, input, bug.n);
+    const std::size_t wrong = distinct_results(bug.bug_float, input, bug.n);
     std::cout << "float, " << kRuns << " runs each on one input: the solution gave " << solution
               << " distinct result(s), the bug " << wrong << "\n";
     if (solution != 1) std::cout << "FAILED: the solution must give the same bits in every run\n";
@@ -122,12 +115,12 @@ int check(const GpuBug& bug, const std::string& detector, bool solution_only) {
   std::int32_t sum = 0;
   const reduction::DeviceBuffer<std::int32_t> input = int_input(bug.n, sum);
   if (detector == "run") {  // for compute-sanitizer, which does the checking
-    const std::int32_t result = run_once(solution_only ? bug.solution_int : bug.bug_int, input, bug.n, bug.block);
+    const std::int32_t result = run_once(solution_only ? bug.solution_int : bug.bug_int, input, bug.n);
     std::cout << (solution_only ? "the solution" : "the bug") << ": " << result << ", expected " << sum << "\n";
     return 0;
   }
-  const std::int32_t solution = run_once(bug.solution_int, input, bug.n, bug.block);
-  const std::int32_t wrong = run_once(bug.bug_int, input, bug.n, bug.block);
+  const std::int32_t solution = run_once(bug.solution_int, input, bug.n);
+  const std::int32_t wrong = run_once(bug.bug_int, input, bug.n);
   std::cout << "int sum " << sum << ": the solution gave " << solution << ", the bug " << wrong << "\n";
   if (solution != sum) std::cout << "FAILED: the solution must give the sum\n";
   if (wrong == sum) std::cout << "FAILED: the bug gave the sum; not caught\n";

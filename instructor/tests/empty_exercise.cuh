@@ -1,8 +1,0 @@
-// expected error at line 5: an EXERCISE without its text
-#pragma once
-
-int f() {
-  // EXERCISE:
-  return 1;
-  // END EXERCISE
-}
