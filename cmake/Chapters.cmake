@@ -263,7 +263,7 @@ function(reduction_add_sanitize_test name program probe runs tools)
   reduction_add_gpu_test(${name} LABELS ${X_LABELS}
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=${program} "-DHINT=${CUDAToolkit_BIN_DIR}" "-DPROBE=${probe}"
             "-DRUNS=${runs}" "-DTOOLS=${tools}" -P ${_reduction_cmake_dir}/Sanitize.cmake
-    PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT ${X_TIMEOUT})
+    PROPERTIES SKIP_REGULAR_EXPRESSION "^SKIPPED:" TIMEOUT ${X_TIMEOUT} COST 40)  # three tools: start early
 endfunction()
 
 # add_single_block_chapter(<gpu tests> <array> <kernel header> <kernel>): a chapter of one block (03
