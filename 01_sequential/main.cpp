@@ -15,7 +15,6 @@ int main(int argc, char** argv) {
   ChapterInfo info;
   info.name = "01_sequential";
   info.title = "the sequential reduction on the CPU, the baseline";
-  info.uses_gpu = false;
   info.default_n = std::size_t(1) << 24;
   info.min_n = 0;  // an empty input is valid: it reduces to the identity
 

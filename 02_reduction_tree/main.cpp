@@ -38,7 +38,6 @@ int main(int argc, char** argv) {
   ChapterInfo info;
   info.name = "02_reduction_tree";
   info.title = "the reduction tree: same work, logarithmic steps";
-  info.uses_gpu = false;
   info.default_n = std::size_t(1) << 26;  // past 2^24 a float loop stalls: the difference is plain
   info.default_type = DataType::Float;
   info.default_reps = 5;  // a tree over 2^26 floats takes a quarter of a second on one core

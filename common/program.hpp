@@ -58,7 +58,6 @@ struct VariantInfo {
 struct ChapterInfo {
   std::string name;   // "03_simple_kernel"
   std::string title;  // one line: the idea this chapter adds
-  bool uses_gpu = true;
   DataType default_type = DataType::Int;
   bool has_block = false;  // --block applies
   int default_block = 256;
