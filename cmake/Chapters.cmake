@@ -107,7 +107,7 @@ function(reduction_add_program_test name program args expect)
     COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT=${expect}
             -DONE_LINE_ERROR=${X_ONE_LINE_ERROR} -DJSON=${X_JSON} -DHIDE_GPU=${X_HIDE_GPU} ${extra}
             -P ${_reduction_cmake_dir}/ExpectExit.cmake)
-  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "^SKIPPED: no usable GPU")
+  set_tests_properties(${name} PROPERTIES LABELS "${X_LABELS}" SKIP_REGULAR_EXPRESSION "(^|\n)SKIPPED: no usable GPU")
   _reduction_guard()
 endfunction()
 
