@@ -146,21 +146,6 @@ def file_cases(work, rng):
     return [(name, write(work, name, data), allowed) for name, data, allowed in cases]
 
 
-def sparse_header(work):
-    """A .npy file whose version-2 header length is 0xFFFFFFFF, and that long, to be refused unread.
-    Sparse, so it takes no disk; None where the file system cannot make it so."""
-    path = os.path.join(work, "sparse_header.npy")
-    size = 12 + 0xFFFFFFFF + 64
-    if not os.path.exists(path) or os.path.getsize(path) != size:
-        with open(path, "wb") as f:
-            f.write(b"\x93NUMPY\x02\x00\xff\xff\xff\xff{")
-            f.truncate(size)
-    if os.stat(path).st_blocks * 512 > 1 << 20:
-        os.remove(path)
-        return None
-    return path
-
-
 def special_paths(work):
     fifo = os.path.join(work, "fifo")
     if os.path.exists(fifo):
@@ -391,17 +376,9 @@ def main():
     inputs = file_cases(options.work_dir, rng) + special_paths(options.work_dir)
     # A text file far larger than the single-block chapters take, of 8-character numbers: its
     # values take half its size as int32; see BIG_TEXT_GROWTH.
-    big = os.path.join(options.work_dir, "big.txt")
     big_size = options.big_text_mib << 20
-    if not os.path.exists(big) or os.path.getsize(big) != big_size:
-        with open(big, "wb") as f:
-            f.write(b"1234567\n" * (big_size // 8))
+    big = write(options.work_dir, "big.txt", b"1234567\n" * (big_size // 8))
     inputs.append(("big.txt", big, ANY))
-    sparse = sparse_header(options.work_dir)
-    if sparse:
-        inputs.append(("sparse_header.npy", sparse, BAD))
-    else:
-        print("note: this file system makes no sparse files: the 4 GiB header case is left out")
 
     cases = [(name, ["--input", path, "--reps", "1", "--warmup", "0"], allowed, None) for name, path, allowed in inputs]
     cases += worker_cases(options.work_dir)
