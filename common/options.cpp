@@ -130,10 +130,8 @@ std::optional<int> parse_int(const std::string& text, int min, int max) {
 
 // --list: one line per variant, or one JSON object; the bug zoo's kernels, if any, last.
 void print_variants(const ChapterInfo& info, bool json) {
-  std::vector<VariantInfo> listed;
-  for (bool zoo : {false, true})
-    for (const auto& v : info.variants)
-      if (v.zoo == zoo) listed.push_back(v);
+  std::vector<VariantInfo> listed = info.variants;
+  std::stable_partition(listed.begin(), listed.end(), [](const VariantInfo& v) { return !v.zoo; });
   if (json) {
     Json variants = Json::array();
     for (const auto& v : listed) {
