@@ -112,12 +112,6 @@ std::vector<std::string> variant_names(const ChapterInfo& info, bool with_zoo) {
 
 namespace {
 
-std::optional<DataType> parse_type(const std::string& s) {
-  for (DataType t : {DataType::Int, DataType::Float, DataType::Double})
-    if (s == type_name(t)) return t;
-  return std::nullopt;
-}
-
 // An int in [min, max], written as decimal digits with a '-' in front where negatives are allowed.
 std::optional<int> parse_int(const std::string& text, int min, int max) {
   const bool negative = min < 0 && !text.empty() && text[0] == '-';
@@ -130,10 +124,8 @@ std::optional<int> parse_int(const std::string& text, int min, int max) {
 
 // --list: one line per variant, or one JSON object; the bug zoo's kernels, if any, last.
 void print_variants(const ChapterInfo& info, bool json) {
-  std::vector<VariantInfo> listed;
-  for (bool zoo : {false, true})
-    for (const auto& v : info.variants)
-      if (v.zoo == zoo) listed.push_back(v);
+  std::vector<VariantInfo> listed = info.variants;
+  std::stable_partition(listed.begin(), listed.end(), [](const VariantInfo& v) { return !v.zoo; });
   if (json) {
     Json variants = Json::array();
     for (const auto& v : listed) {
@@ -308,7 +300,8 @@ std::optional<int> CommandLine::parse(int argc, const char* const* argv) {
   if (!n)
     return fail("--n must be a whole number of elements such as 1000, 2^20 or 1<<20, got '" + escaped(impl_->n_text) + "'");
   options.n = *n;
-  options.type = *parse_type(impl_->type_text);
+  for (DataType t : {DataType::Int, DataType::Float, DataType::Double})  // CLI11 took only these names
+    if (impl_->type_text == type_name(t)) options.type = t;
   if (options.input.empty() && (options.n < info.min_n || options.n > info.max_n)) {
     std::string range = info.max_n == std::numeric_limits<std::size_t>::max()
                             ? "at least " + std::to_string(info.min_n)

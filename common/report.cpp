@@ -152,9 +152,8 @@ void Report::print(bool with_runs) {
   std::string text = text_.str();
   if (!text.empty()) std::cout << "\n" << text << (text.back() == '\n' ? "" : "\n");
   if (with_runs && !runs_.empty()) {
-    std::vector<std::string> header = {"kernel", "result", "correct", "time (median)", "GB/s"};
-    for (const auto& kv : runs_.front().extra.items()) header.push_back(kv.first);
-    std::vector<std::vector<std::string>> rows;
+    std::vector<std::vector<std::string>> rows = {{"kernel", "result", "correct", "time (median)", "GB/s"}};
+    for (const auto& kv : runs_.front().extra.items()) rows[0].push_back(kv.first);
     for (const auto& r : runs_) {
       char gbps[32];
       std::snprintf(gbps, sizeof gbps, "%.1f", r.gbps);
@@ -163,19 +162,15 @@ void Report::print(bool with_runs) {
       for (const auto& kv : r.extra.items()) row.push_back(format_cell(kv.second));
       rows.push_back(row);
     }
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) {
-      width[c] = header[c].size();
-      for (const auto& row : rows) if (c < row.size()) width[c] = std::max(width[c], row[c].size());
-    }
-    auto print_row = [&](const std::vector<std::string>& row) {
+    std::vector<std::size_t> width(rows[0].size());  // the header's columns
+    for (const auto& row : rows)
+      for (std::size_t c = 0; c < std::min(row.size(), width.size()); ++c) width[c] = std::max(width[c], row[c].size());
+    std::cout << "\n";
+    for (const auto& row : rows) {
       for (std::size_t c = 0; c < row.size(); ++c)
         std::cout << (c ? "  " : "") << std::left << std::setw(static_cast<int>(width[c])) << row[c];
       std::cout << "\n";
-    };
-    std::cout << "\n";
-    print_row(header);
-    for (const auto& row : rows) print_row(row);
+    }
   }
   std::string summary = summary_.str();
   if (!summary.empty()) std::cout << "\n" << summary << (summary.back() == '\n' ? "" : "\n");

@@ -91,7 +91,6 @@ TEST_CASE("files load with their type: .npy as its dtype; text as int while ever
   const std::vector<std::tuple<const char*, std::string, HostData>> cases = {
       {"ints.npy", npy("<i4", "(3,)", bytes_of(Ints{1, -2, 3})), Ints{1, -2, 3}},
       {"doubles.npy", npy("<f8", "(2,)", bytes_of(Doubles{0.5, 2.25})), Doubles{0.5, 2.25}},
-      {"v1.npy", npy("<f4", "(2,)", two_floats, 1), std::vector<float>{1.5f, 2.5f}},
       {"v2.npy", npy("<f4", "(2,)", two_floats, 2), std::vector<float>{1.5f, 2.5f}},
       {"v3.npy", npy("<f4", "(2,)", two_floats, 3), std::vector<float>{1.5f, 2.5f}},
       // A 1-D array is the same in Fortran order; keys other than the format's three are ignored,
@@ -135,7 +134,6 @@ TEST_CASE("bad files are refused with a reason that names the file", "[input]") 
       // n * 4 of 2^62 float32 elements wraps to 0 in 64 bits.
       {"wrap.npy", npy("<f4", "(4611686018427387904,)", ""), "more than 2^64", 0},
       {"wrap8.npy", npy("<f8", "(2305843009213693952,)", ""), "more than 2^64", 0},
-      {"digits.npy", npy("<i4", "(99999999999999999999999999,)", ""), "64 bits", 0},
       {"descr.npy", npy("<f4" + std::string(9000, 'x'), "(1,)", one, 2), "unsupported dtype", 0},
       {"dims.npy", npy("<f4", "(" + std::string(9000, '1') + ",)", one, 2), "64 bits", 0},
       // Past 10,000 bytes the header is refused unread, as numpy refuses it by default.

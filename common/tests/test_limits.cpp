@@ -115,8 +115,7 @@ TEST_CASE("no cgroup limit: nothing, and memory_limit is the machine's memory", 
   CHECK(tight->bytes == std::min<std::uint64_t>(*machine, 1073741824u));
 }
 
-// Run only by name, by the test common.cpu_tests.exit_status (common/CMakeLists.txt): Catch2 v2
-// exits with the number of failed checks, and CTest reads 77 as a skip.
+// Run only by name, by the test common.cpu_tests.exit_status (testing/catch_session.cpp says why).
 TEST_CASE("seventy-seven failed checks", "[.exit_status]") {
   for (int i = 0; i < 77; ++i) CHECK(i < 0);
 }

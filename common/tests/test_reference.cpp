@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -62,9 +61,7 @@ TEST_CASE("NaN matches only an exact NaN reference, and -0 only -0", "[reference
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x = {1.0f, 2.0f};
   auto ref = reference_sum(x.data(), x.size());
-  CHECK(matches(3.0f, ref, tolerance(ref, 1)));
   CHECK_FALSE(matches(nan, ref, 1e30L));
-  CHECK_FALSE(matches(3.5f, ref, tolerance(ref, 1)));
   x = {1.0f, nan, -2.0f};  // max and min: a NaN reference, which NaN matches (any NaN) and nothing else
   for (const auto& r : {reference_reduce<Max>(x.data(), 3), reference_reduce<Min>(x.data(), 3)}) {
     CHECK(matches(-nan, r, 0));
@@ -81,7 +78,7 @@ TEST_CASE("NaN matches only an exact NaN reference, and -0 only -0", "[reference
   CHECK_FALSE(matches(-0.0f, ref, 0));
 }
 
-TEST_CASE("min, max and product references", "[reference]") {
+TEST_CASE("min, max and product references, each naming its operator", "[reference]") {
   std::vector<double> x = {3.0, -2.0, 7.5, 0.5};
   CHECK(reference_reduce<Min>(x.data(), x.size()).value == -2.0);
   CHECK(reference_reduce<Max>(x.data(), x.size()).value == 7.5);
@@ -89,6 +86,13 @@ TEST_CASE("min, max and product references", "[reference]") {
   CHECK(std::fabs(p.precise - (-22.5L)) <= p.error + 1e-15L);
   std::vector<std::int32_t> empty;
   CHECK(reference_reduce<Min>(empty.data(), 0).value == std::numeric_limits<std::int32_t>::max());
+  CHECK(reference_sum(x.data(), x.size()).operation == OpKind::Sum);
+  CHECK(p.operation == OpKind::Product);
+  CHECK(reference_reduce<Min>(x.data(), x.size()).operation == OpKind::Min);
+  CHECK(reference_reduce<Max>(x.data(), x.size()).operation == OpKind::Max);
+  CHECK(reference_sum(x.data(), x.size()).underflow == 0);  // a sum's bound is unchanged
+  // Chapter 10 gathers references from its ranks as bytes.
+  STATIC_REQUIRE(std::is_trivially_copyable_v<Reference<float>>);
 }
 
 TEST_CASE("the parallel reference agrees with a sequential exact sum", "[reference]") {
@@ -134,17 +138,6 @@ TEST_CASE("a product that overflows the type, or even long double's range, is re
   CHECK(reference_reduce<Max>(big.data(), big.size()).value == 3e38f);  // min and max never overflow
 }
 
-TEST_CASE("a reference names its operator", "[reference]") {
-  std::vector<float> x = {1.5f, 2.0f};
-  CHECK(reference_sum(x.data(), x.size()).operation == OpKind::Sum);
-  CHECK(reference_reduce<Product>(x.data(), x.size()).operation == OpKind::Product);
-  CHECK(reference_reduce<Min>(x.data(), x.size()).operation == OpKind::Min);
-  CHECK(reference_reduce<Max>(x.data(), x.size()).operation == OpKind::Max);
-  CHECK(reference_sum(x.data(), x.size()).underflow == 0);  // a sum's bound is unchanged
-  // Chapter 10 gathers references from its ranks as bytes.
-  STATIC_REQUIRE(std::is_trivially_copyable_v<Reference<float>>);
-}
-
 namespace {
 // The product of `x` computed left to right in T, as chapter 01's loop does.
 template <typename T> T loop_product(const std::vector<T>& x) {
@@ -157,8 +150,7 @@ template <typename T> T loop_product(const std::vector<T>& x) {
 TEMPLATE_TEST_CASE("a product that overflows on the way is unchecked, with the reason", "[reference]", float, double) {
   using T = TestType;
   const T big = std::numeric_limits<T>::max() / 2;
-  // big * 10 overflows; the exact product, big, fits. The loop's result is infinite: comparing it
-  // with the reference said "FAILED: a result differs" about a right loop.
+  // big * 10 overflows; the exact product, big, fits. The loop's result is infinite, and not wrong.
   for (const auto& x : {std::vector<T>{big, T(10), T(0.1)}, std::vector<T>{big, T(10), T(0), T(3)}}) {
     const auto ref = reference_reduce<Product>(x.data(), x.size());
     const auto tol = tolerance(ref, x.size() - 1);
@@ -216,26 +208,12 @@ TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no 
     if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(77);
     const struct rlimit one = {1, 1};
     if (::setrlimit(RLIMIT_NPROC, &one) != 0) ::_exit(77);
-    int status = 0;
     std::vector<std::tuple<unsigned, std::size_t, std::size_t, std::thread::id>> calls, expected;
     parallel_chunks(1000, 8, [&](std::size_t b, std::size_t e, unsigned w) {
       calls.emplace_back(w, b, e, std::this_thread::get_id());
     });
     for (unsigned w = 0; w < 8; ++w) expected.emplace_back(w, w * 125, w * 125 + 125, std::this_thread::get_id());
-    if (calls != expected) status = 1;
-    // The whole reference on an input of two workers' size, and an exception from a chunk.
-    const auto x = generate_input<std::int32_t>(std::size_t(3) << 20, 5);
-    std::int64_t s = 0;
-    for (auto v : x) s += v;
-    if (reference_sum(x.data(), x.size()).value != static_cast<std::int32_t>(s)) status = 2;
-    try {
-      parallel_chunks(100, 4, [](std::size_t, std::size_t, unsigned w) {
-        if (w == 2) throw std::runtime_error("chunk 2");
-      });
-      status = 3;
-    } catch (const std::runtime_error&) {
-    }
-    ::_exit(status);
+    ::_exit(calls == expected ? 0 : 1);
   }
   int status = 0;
   REQUIRE(::waitpid(child, &status, 0) == child);
