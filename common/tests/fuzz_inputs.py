@@ -67,8 +67,9 @@ def file_cases(work, rng):
     """(name, bytes, allowed statuses) for each input file."""
     four = struct.pack("<4f", 1.0, 2.0, 3.0, 4.0)
     good = npy(dictionary("'<f4'", "(4,)"), four)
-    # A header of up to numpy's 10,000 bytes is read, each byte looked at once (no recursion); a
-    # longer one is refused unread, as header_past_end.npy's is.
+    # numpy reads no header longer than 10,000 bytes by default, nor do the programs; up to there
+    # each byte is looked at once (no recursion).
+    long_text = " " * 40000
     short_text = " " * 4900
     cases = [
         ("good.npy", good, RUNS),
@@ -76,8 +77,10 @@ def file_cases(work, rng):
         ("good_v3.npy", npy(dictionary("'<f4'", "(4,)"), four, version=3), RUNS),
         ("good.txt", b"1 2 3\n4\n", RUNS),
         ("long_shape.npy", npy(dictionary("'<f4'", "(" + short_text + "4," + short_text + ")"), four, version=2), RUNS),
+        ("longer_shape.npy", npy(dictionary("'<f4'", "(" + long_text + "4," + long_text + ")"), four, version=2), BAD),
         ("long_descr.npy", npy(dictionary("'<f4" + "x" * 9000 + "'"), four, version=2), BAD),
         ("long_key.npy", npy("{'" + "k" * 9000 + "': 'v', " + dictionary("'<f4'")[1:], four, version=2), RUNS),
+        ("longer_key.npy", npy("{'" + "k" * 40000 + "': 'v', " + dictionary("'<f4'")[1:], four, version=2), BAD),
         ("long_dims.npy", npy(dictionary("'<f4'", "(" + "1, " * 3000 + ")"), four, version=2), BAD),
         ("decoy_shape.npy", npy("{'note': \"'shape': (16,)\", " + dictionary("'<f4'")[1:], four), RUNS),
         ("header_past_end.npy", b"\x93NUMPY\x02\x00\xff\xff\xff\xff{}", BAD),
@@ -97,14 +100,19 @@ def file_cases(work, rng):
         ("zero_length.npy", npy(dictionary("'<f4'", "(0,)")), {0, 2}),
         ("empty.txt", b"", {0, 2}),
         ("blank.txt", b" \n\t\r\n", {0, 2}),
+        ("nul.txt", b"1 2\x003 4", BAD),
+        ("binary.txt", bytes(range(256)), BAD),
         ("escape.txt", b"1 2 \x1b[2J\x1b[31m 3", BAD),
         ("huge_exponent.txt", b"1 1e999", BAD),
         ("long_number.txt", b"1" * 100000, BAD),
+        ("long_number_after.txt", b"1 2 " + b"9" * 5000, BAD),
         ("nan.txt", b"1 nan 3", BAD),
         ("inf.txt", b"1 -inf", BAD),
+        ("hex.txt", b"0x10 0x20", BAD),
         ("commas.txt", b"1,2,3", BAD),
         ("signs.txt", b"1 -- 2", BAD),
         ("utf8.txt", "1 2 \u00e9".encode("utf-8"), BAD),
+        ("bom.txt", b"\xef\xbb\xbf1 2 3", BAD),
         ("big_ints.txt", b"3000000000 -3000000000 1", RUNS),
         ("3000_numbers.txt", b"1 " * 3000, ANY),  # more than the single-block chapters take
         ("3000_numbers_then_garbage.txt", b"1 " * 3000 + b"\0garbage", ANY),
@@ -136,6 +144,21 @@ def file_cases(work, rng):
         text = bytes(rng.choice(b"0123456789+-.eE \n\t") for _ in range(rng.randint(1, 60)))
         cases.append(("random_%d.txt" % k, text, ANY))
     return [(name, write(work, name, data), allowed) for name, data, allowed in cases]
+
+
+def sparse_header(work):
+    """A .npy file whose version-2 header length is 0xFFFFFFFF, and that long, to be refused unread.
+    Sparse, so it takes no disk; None where the file system cannot make it so."""
+    path = os.path.join(work, "sparse_header.npy")
+    size = 12 + 0xFFFFFFFF + 64
+    if not os.path.exists(path) or os.path.getsize(path) != size:
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x02\x00\xff\xff\xff\xff{")
+            f.truncate(size)
+    if os.stat(path).st_blocks * 512 > 1 << 20:
+        os.remove(path)
+        return None
+    return path
 
 
 def special_paths(work):
@@ -368,9 +391,17 @@ def main():
     inputs = file_cases(options.work_dir, rng) + special_paths(options.work_dir)
     # A text file far larger than the single-block chapters take, of 8-character numbers: its
     # values take half its size as int32; see BIG_TEXT_GROWTH.
+    big = os.path.join(options.work_dir, "big.txt")
     big_size = options.big_text_mib << 20
-    big = write(options.work_dir, "big.txt", b"1234567\n" * (big_size // 8))
+    if not os.path.exists(big) or os.path.getsize(big) != big_size:
+        with open(big, "wb") as f:
+            f.write(b"1234567\n" * (big_size // 8))
     inputs.append(("big.txt", big, ANY))
+    sparse = sparse_header(options.work_dir)
+    if sparse:
+        inputs.append(("sparse_header.npy", sparse, BAD))
+    else:
+        print("note: this file system makes no sparse files: the 4 GiB header case is left out")
 
     cases = [(name, ["--input", path, "--reps", "1", "--warmup", "0"], allowed, None) for name, path, allowed in inputs]
     cases += worker_cases(options.work_dir)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -213,7 +214,20 @@ TEST_CASE("parallel_chunks runs every chunk once, on the calling thread when no 
       calls.emplace_back(w, b, e, std::this_thread::get_id());
     });
     for (unsigned w = 0; w < 8; ++w) expected.emplace_back(w, w * 125, w * 125 + 125, std::this_thread::get_id());
-    ::_exit(calls == expected ? 0 : 1);
+    int status = calls == expected ? 0 : 1;
+    // The whole reference on an input of two workers' size, and an exception from a chunk.
+    const auto x = generate_input<std::int32_t>(std::size_t(3) << 20, 5);
+    std::int64_t s = 0;
+    for (auto v : x) s += v;
+    if (reference_sum(x.data(), x.size()).value != static_cast<std::int32_t>(s)) status = 2;
+    try {
+      parallel_chunks(100, 4, [](std::size_t, std::size_t, unsigned w) {
+        if (w == 2) throw std::runtime_error("chunk 2");
+      });
+      status = 3;
+    } catch (const std::runtime_error&) {
+    }
+    ::_exit(status);
   }
   int status = 0;
   REQUIRE(::waitpid(child, &status, 0) == child);
