@@ -3,7 +3,6 @@
 // a warp in adversarial orders, the blocks in both orders: sums, `exact`'s correctly rounded sum bit
 // for bit, and max and min of NaN, -0 and infinities, with no finding. warp_volatile, the cautionary
 // example, must be found racing. (fastest's warp_total takes its shuffle path here.)
-#include <limits>
 #include <random>
 #include <utility>
 
@@ -76,10 +75,11 @@ bool check_two_passes(const std::string& name, Kernel<V> kernel, int block, std:
   return check_sizes<V>(name + " (block " + std::to_string(block) + ")", build, 0, seed);
 }
 
-template <int kBlock, typename V>
+// unrolled at each of kBlocks, until one fails.
+template <typename V, int... kBlocks>
 bool check_unrolled(std::uint64_t seed) {
-  return check_two_passes<V>("chapter 09's unrolled", &ch09::unrolled_kernel<kBlock, Checked<V>>, kBlock, 0,
-                             reduction::ceil_log2(kBlock), seed);
+  return (check_two_passes<V>("chapter 09's unrolled", &ch09::unrolled_kernel<kBlocks, Checked<V>>, kBlocks, 0,
+                              reduction::ceil_log2(kBlocks), seed) && ...);
 }
 
 // fastest's grid path with the knobs of one configuration, as launch_fastest_grid launches it on a
@@ -154,10 +154,7 @@ TEMPLATE_TEST_CASE("chapter 09's shuffle on the CPU emulator: every size, blocks
 
 TEMPLATE_TEST_CASE("chapter 09's unrolled on the CPU emulator: blocks of 1, 8, 32, 64 and 1024 threads",
                    "[chapter09][emulator]", std::int32_t, float, double) {
-  const auto seed = reduction::testing::fresh_seed();
-  if (check_unrolled<1, TestType>(seed) && check_unrolled<8, TestType>(seed) && check_unrolled<32, TestType>(seed) &&
-      check_unrolled<64, TestType>(seed))
-    check_unrolled<1024, TestType>(seed);
+  check_unrolled<TestType, 1, 8, 32, 64, 1024>(reduction::testing::fresh_seed());
 }
 
 // fastest's tile path as launch_fastest_tiles launches it for max and min: tile_kernel, then

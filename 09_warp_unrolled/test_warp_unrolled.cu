@@ -1,8 +1,5 @@
 // Chapter 09 on the GPU: every variant against the CPU reference, with the result poisoned before
-// each launch; integers exact, floats within the bound of each variant's own order of additions,
-// at sizes from 1 to 2^24 - 1, every block size, max and min with NaN, -0 and infinities, inputs
-// off a 16-byte boundary; every knob and path edge of fastest, several streams and host threads at
-// once; and 2^32 + 3 ints, made on the GPU.
+// each launch; integers exact, floats within the bound of each variant's own order of additions.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,6 +55,15 @@ bool same_bits(T a, T b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
+// A launch's result against the reference, within the bound of `depth` additions, and the same bits
+// on a second run.
+template <typename T, typename Launch>
+void check_twice(const Launch& launch, const Reference<T>& ref, std::size_t depth) {
+  const T first = run_once<T>(launch, ref.value);
+  CHECK_MATCHES(first, ref, tolerance(ref, depth));
+  CHECK(same_bits(first, run_once<T>(launch, ref.value)));
+}
+
 // generate_input<int>'s elements, made on the GPU: 16 GiB needs no host memory.
 __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -89,9 +95,7 @@ void check_registry(const std::vector<T>& data, int block, std::size_t offset = 
   for (const auto& v : ch09::variants<Op, T>()) {
     if (block < v.min_block) continue;
     INFO("variant " << v.name << ", op " << Op::name << ", n " << n << ", block " << block << ", offset " << offset);
-    const T first = run_variant(v, input, n, block, scratch, ref.value);
-    CHECK_MATCHES(first, ref, tolerance(ref, v.depth(n, block)));
-    CHECK(same_bits(first, run_variant(v, input, n, block, scratch, ref.value)));
+    check_twice<T>([&](T* result) { v.launch(input, n, result, block, scratch, 0); }, ref, v.depth(n, block));
   }
 }
 
@@ -223,9 +227,7 @@ void check_fastest_at(const std::vector<T>& whole, const DeviceBuffer<T>& input,
   INFO("op " << Op::name << ", n " << n << ", input " << offset << " elements past an aligned address, "
              << (plan.single_block ? "single block of " : plan.tiles ? "tile path, blocks of " : "grid path, blocks of ") << plan.block);
   const auto launch = [&](T* result) { ch09::launch_fastest<Op, T>(input.data() + offset, n, result, 0, scratch, 0); };
-  const T first = run_once<T>(launch, ref.value);
-  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Op, T>(n, 0)));
-  CHECK(same_bits(first, run_once<T>(launch, ref.value)));
+  check_twice<T>(launch, ref, ch09::fastest_depth<Op, T>(n, 0));
 }
 
 TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int32_t, float, double) {
@@ -290,17 +292,17 @@ TEMPLATE_TEST_CASE("fastest at the edges of its paths", "[chapter09]", std::int3
 // max and min finish, so that either finish stays correct. Then the specials, which the words count
 // apart: a NaN anywhere gives a NaN, +infinity and -infinity a NaN together and themselves alone.
 template <typename T, bool kToWords>
-T tile_sum(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scratch) {
+auto tile_launch(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scratch) {
   using C = ch09::FastestChoice;
   const auto plan = ch09::fastest_plan<Sum, T>(n);
   REQUIRE(plan.tiles);
   // A plan that ends in the words has no fold block: the fold's threads for its tiles, as for max.
   const int fold_block =
       plan.fold_block != 0 ? plan.fold_block : ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
-  return run_once<T>([&](T* result) {
+  return [&input, n, &scratch, plan, fold_block](T* result) {
     ch09::launch_fastest_tiles<Sum, T, C::kLoadsInFlight, kToWords>(input.data(), n, result, plan.block, plan.grid,
                                                                     plan.rounds, fold_block, scratch, 0);
-  });
+  };
 }
 
 template <typename T>
@@ -308,19 +310,14 @@ void check_tile_sum(const std::vector<T>& data, DeviceScratch& scratch) {
   const DeviceBuffer<T> input(data);
   const std::size_t n = data.size();
   const auto ref = reference_sum(data.data(), n);
-  const auto launch = [&](T* result) { ch09::launch_fastest<Sum, T>(input.data(), n, result, 0, scratch, 0); };
-  const T first = run_once<T>(launch);
-  CHECK_MATCHES(first, ref, tolerance(ref, ch09::fastest_depth<Sum, T>(n, 0)));
-  CHECK(same_bits(first, run_once<T>(launch)));
+  check_twice<T>([&](T* result) { ch09::launch_fastest<Sum, T>(input.data(), n, result, 0, scratch, 0); }, ref,
+                 ch09::fastest_depth<Sum, T>(n, 0));
   if constexpr (!std::is_integral_v<T>) {  // a float or double sum through the fold too (fastest's is the words)
     static_assert(ch09::tiles_to_words<Sum, T>(), "fastest's own launch above is the words'");
     const auto plan = ch09::fastest_plan<Sum, T>(n);
     const int fold_block = ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
-    const T fold = tile_sum<T, false>(input, n, scratch);
-    CHECK_MATCHES(
-        fold, ref,
-        tolerance(ref, ch09::grid_path_depth<T, ch09::FastestChoice::kWide>(n, plan.block, plan.grid, fold_block)));
-    CHECK(same_bits(fold, tile_sum<T, false>(input, n, scratch)));
+    check_twice<T>(tile_launch<T, false>(input, n, scratch), ref,
+                   ch09::grid_path_depth<T, ch09::FastestChoice::kWide>(n, plan.block, plan.grid, fold_block));
   }
 }
 
@@ -341,8 +338,8 @@ TEST_CASE("fastest's tile path: the sum words back at zero after every call, NaN
   auto specials = doubles;
   const auto both_ways = [&](const std::vector<double>& data, auto&& expect) {
     const DeviceBuffer<double> input(data);
-    expect(tile_sum<double, false>(input, data.size(), scratch));  // the fold
-    expect(tile_sum<double, true>(input, data.size(), scratch));   // the words
+    expect(run_once<double>(tile_launch<double, false>(input, data.size(), scratch)));  // the fold
+    expect(run_once<double>(tile_launch<double, true>(input, data.size(), scratch)));   // the words
   };
   specials[12345] = std::nan("");
   both_ways(specials, [](double x) { CHECK(std::isnan(x)); });

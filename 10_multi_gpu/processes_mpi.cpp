@@ -1,5 +1,4 @@
-// One process per GPU, started by mpirun (10_multi_gpu_mpi). MPI gives each process its rank, and
-// carries the NCCL unique id and the report's numbers between them.
+// One process per GPU, started by mpirun (10_multi_gpu_mpi): processes.hpp's calls through MPI.
 #include <mpi.h>
 
 #include <climits>

@@ -1,7 +1,5 @@
 // One process drives every GPU (10_multi_gpu): it is rank 0 of 1, and what it would tell the
 // other processes it already knows.
-#include <cstdlib>
-
 #include "processes.hpp"
 
 namespace ch10 {

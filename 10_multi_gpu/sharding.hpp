@@ -47,9 +47,8 @@ std::vector<T> random_part(std::uint64_t seed, Shard part) {
   return data;
 }
 
-// The rounded additions step 2 may add to an element's path, for the float bound. NCCL does not
-// document its order (a ring is a chain of G - 1 additions, NVLink SHARP adds in the switch), and
-// the peer combine adds in rank order, a chain too: so the worst order there is, G - 1.
+// The rounded additions step 2 may add to an element's path, for the float bound: G - 1, the worst
+// order there is (README, "Floats: the order and the bound").
 inline std::size_t combine_depth(int gpus) { return gpus > 1 ? static_cast<std::size_t>(gpus - 1) : 0; }
 
 // The whole array's reference from its shards', in rank order, so that each process needs only its

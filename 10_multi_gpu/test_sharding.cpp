@@ -1,7 +1,4 @@
-// Chapter 10's arithmetic on the CPU (no GPU, no NCCL): the split of n elements over G GPUs for
-// any n and G, n < G and n not divisible by G included; each process's part of the random input;
-// the whole array's reference put together from its shards' references, and refused where a float
-// total cannot fit its type; the combine's depth; the bandwidth figures of a collective.
+// Chapter 10's arithmetic (sharding.hpp) on the CPU, with no GPU and no NCCL.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

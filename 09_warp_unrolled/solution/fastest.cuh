@@ -259,9 +259,8 @@ int fastest_grid(std::size_t n, int block, int waves) {
 
 #ifndef REDUCTION_EMULATOR  // the counter and the launchers need the CUDA runtime
 // What the launchers keep beside each scratch allocation, zeroed once when its address is first
-// seen; each launch leaves them at zero again. One counter for the whole program would let two
-// reductions on concurrent streams count each other's blocks (README, "Safe to call like CUB").
-// Inside the scratch they would not survive: other launchers, cub among them, write over it.
+// seen; each launch leaves them at zero again (README, "Safe to call like CUB"). Inside the
+// scratch they would not survive: other launchers, cub among them, write over it.
 struct KeptBeside {
   unsigned int* blocks_done;  // the one-pass grid's counter
   long long* sum_words;       // the tile path's sum words, kSumWords of them
@@ -345,22 +344,23 @@ void launch_fastest_with(const T* input, std::size_t n, T* result, int block, in
 }
 #endif  // REDUCTION_EMULATOR
 
-// A thread's loop adds up to ceil(n / threads) elements, plus up to two vectors' worth and one
-// element each of the head and tail; then the shuffle tree; then the same over the block results
-// (by `fold_block` threads in the tile path's fold).
+// One pass: a thread's loop adds up to ceil(n / threads) elements, plus up to two vectors' worth
+// and one element each of the head and tail; then the shuffle tree.
 template <typename T, bool kWide>
-std::size_t grid_path_depth(std::size_t n, int block, int grid, int fold_block = 0) {
-  constexpr std::size_t slack = 2 * Lanes<T, kWide>::count + 2;
-  return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack +
-         ch08::grid_stride_additions(grid, fold_block ? fold_block : block, kShuffleTree) + slack;
+std::size_t pass_depth(std::size_t n, int block, int grid) {
+  return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + 2 * Lanes<T, kWide>::count + 2;
 }
 
-// The tile path of a sum: the tiles as above, then their results added exactly and rounded once.
-template <typename T>
-std::size_t tile_words_depth(std::size_t n, int block, int grid) {
-  constexpr std::size_t slack = 2 * Lanes<T, true>::count + 2;
-  return ch08::grid_stride_additions(n, std::size_t(grid) * block, kShuffleTree) + slack + 1;
+// The grid path: a pass over the input, then one block's over the block results (by `fold_block`
+// threads in the tile path's fold).
+template <typename T, bool kWide>
+std::size_t grid_path_depth(std::size_t n, int block, int grid, int fold_block = 0) {
+  return pass_depth<T, kWide>(n, block, grid) + pass_depth<T, kWide>(grid, fold_block ? fold_block : block, 1);
 }
+
+// The tile path of a sum: the tiles' pass, then their results added exactly and rounded once.
+template <typename T>
+std::size_t tile_words_depth(std::size_t n, int block, int grid) { return pass_depth<T, true>(n, block, grid) + 1; }
 
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 std::size_t fastest_depth_with(std::size_t n, int block, int waves) {

@@ -67,15 +67,6 @@ int unrolled_grid(std::size_t n) {
   return ch08::grid_for(n, kBlock, ch08::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
-#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
-template <int kBlock, typename T>
-void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block: kBlock*/, DeviceScratch& scratch,
-                           cudaStream_t stream) {
-  ch08::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
-                               scratch, stream);
-}
-#endif  // REDUCTION_EMULATOR
-
 template <int kBlock, typename T>
 std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
   return ch08::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
@@ -85,38 +76,42 @@ std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
 // compiler builds from the exponents.
 constexpr int kUnrolledSizes = 11;
 inline int unrolled_index(int block) {
-  int k = 0;
-  while (k < kUnrolledSizes && (1 << k) < block) ++k;
-  if (k == kUnrolledSizes || (1 << k) != block)
-    throw std::invalid_argument("unrolled: the block size must be a power of two from 1 to 1024");
-  return k;
+  for (int k = 0; k < kUnrolledSizes; ++k)
+    if ((1 << k) == block) return k;
+  throw std::invalid_argument("unrolled: the block size must be a power of two from 1 to 1024");
 }
 
-#ifndef REDUCTION_EMULATOR
-template <typename T, int... k>
-constexpr std::array<reduction::MultiBlockLaunch<T>, sizeof...(k)> unrolled_launchers(
-    std::integer_sequence<int, k...>) {
-  return {&launch_unrolled_block<(1 << k), T>...};
-}
-#endif  // REDUCTION_EMULATOR
 template <typename T, int... k>
 constexpr std::array<std::size_t (*)(std::size_t, int), sizeof...(k)> unrolled_depths(
     std::integer_sequence<int, k...>) {
   return {&unrolled_block_depth<(1 << k), T>...};
 }
 
-#ifndef REDUCTION_EMULATOR
+template <typename T>
+std::size_t unrolled_depth(std::size_t n, int block) {
+  static constexpr auto table = unrolled_depths<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
+  return table[unrolled_index(block)](n, block);
+}
+
+#ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime
+template <int kBlock, typename T>
+void launch_unrolled_block(const T* input, std::size_t n, T* result, int /*block: kBlock*/, DeviceScratch& scratch,
+                           cudaStream_t stream) {
+  ch08::launch_two_passes(unrolled_kernel<kBlock, T>, input, n, result, kBlock, unrolled_grid<kBlock, T>(n), 0,
+                          scratch, stream);
+}
+
+template <typename T, int... k>
+constexpr std::array<reduction::MultiBlockLaunch<T>, sizeof...(k)> unrolled_launchers(
+    std::integer_sequence<int, k...>) {
+  return {&launch_unrolled_block<(1 << k), T>...};
+}
+
 template <typename T>
 void launch_unrolled(const T* input, std::size_t n, T* result, int block, DeviceScratch& scratch, cudaStream_t stream) {
   static constexpr auto table = unrolled_launchers<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
   table[unrolled_index(block)](input, n, result, block, scratch, stream);
 }
 #endif  // REDUCTION_EMULATOR
-
-template <typename T>
-std::size_t unrolled_depth(std::size_t n, int block) {
-  static constexpr auto table = unrolled_depths<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
-  return table[unrolled_index(block)](n, block);
-}
 
 }  // namespace ch09

@@ -18,15 +18,9 @@ namespace ch09 {
 using reduction::DeviceScratch;
 using ch08::thread_partial;
 
-// 1. warp_volatile: the classic warp-synchronous finish. A CAUTIONARY EXAMPLE: on Volta and every
-//    GPU since, it is a data race, and compute-sanitizer's racecheck says so.
-//
-// Before Volta a warp's 32 threads executed every instruction together, in lock-step: all 32 loads
-// of a step happened before any of its stores. So the last six steps skipped the barrier, and
-// `volatile` made the compiler load and store shared memory at every step instead of keeping values
-// in registers. Volta gave each thread its own program counter: the lanes of a warp may run apart,
-// and nothing orders lane 0's read of slot 16 after lane 16's write of it. The result is usually
-// right because the warp happens to stay together, which is what makes the race dangerous.
+// 1. warp_volatile: the classic warp-synchronous finish. A CAUTIONARY EXAMPLE: it counts on the
+//    lock-step of the warps before Volta (README, "Why it broke"); on Volta and every GPU since, it
+//    is a data race, usually with the right result, and compute-sanitizer's racecheck says so.
 //
 // The warp reads slots up to 63, so shared memory holds at least 64 values. (The CUDA Handbook's
 // listing sizes its array to the block and so reads past its end for a 32-thread block.)
