@@ -20,8 +20,6 @@
 
 namespace ch04 {
 
-// T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
-// (emulator/traced.cuh), as in chapter 03.
 template <typename T>
 __global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
