@@ -49,16 +49,12 @@ emu::Pass<V> add_atomically(int grid, int block) {
           [](const emu::PassMemory<V>& m) { ch08::two_pass_kernel<Handoff::AtomicAdd>(m.input, m.n, m.result); }};
 }
 
-// The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
-// rounded additions, all but the first of each loop, into the identity.
-std::size_t first_pass_depth(std::size_t n, int grid, int block) {
-  return ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
-}
-
 template <typename V>
 bool check_finishes(std::size_t n, int block, std::uint64_t seed) {
   const int grid = ch08::grid_for(n, block, kResident);
-  const std::size_t first = first_pass_depth(n, grid, block);
+  // The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
+  // rounded additions, all but the first of each loop, into the identity.
+  const std::size_t first = ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
   emu::PassesOptions options;
   options.partials = std::size_t(grid);
 
