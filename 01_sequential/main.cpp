@@ -1,9 +1,7 @@
 // Chapter 01 program: times the sequential reduction on the CPU, the baseline of the tutorial.
 //   01_sequential [--op sum|product|min|max] [--type int|float|double] [--n N] [--input FILE] [--json]
-#include <cmath>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "common/program.hpp"
 #include "common/reference.hpp"

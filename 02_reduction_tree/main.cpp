@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 

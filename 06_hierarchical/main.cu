@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
