@@ -1,8 +1,7 @@
 // CPU tests of chapter 03's analysis: what the simple kernel's threads do, from the kernel's own
 // source run on the CPU emulator (emulated.cpp), and the execution-resource and memory counts and
-// the trace computed from it, held against the figures of the README. No GPU needed (the GPU tests
-// check the emulated run against a recording of the kernel on the GPU). In exercise mode they run
-// the student's kernel, and fail until it is written and right.
+// the trace computed from it, held against the figures of the README. No GPU needed. In exercise
+// mode they run the student's kernel, and fail until it is written and right.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
