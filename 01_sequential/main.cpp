@@ -1,9 +1,7 @@
 // Chapter 01 program: times the sequential reduction on the CPU, the baseline of the tutorial.
 //   01_sequential [--op sum|product|min|max] [--type int|float|double] [--n N] [--input FILE] [--json]
-#include <cmath>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "common/program.hpp"
 #include "common/reference.hpp"
@@ -48,14 +46,9 @@ int main(int argc, char** argv) {
           TimingStats t =
               time_cpu(options.warmup, options.reps, [&] { result = ch01::sequential_reduce<Op>(data.data(), n); });
           // Verify the value from the last timed run (the compiler cannot drop the loop).
-          RunResult run;
-          run.kernel = std::string("sequential ") + Op::name;
-          run.result = json_value(result);
-          run.correct = matches(result, ref, tol);
-          run.unchecked = unchecked_reason(ref, tol, n ? n - 1 : 0);
-          run.time_ms = t.median_ms;
-          run.gbps = gigabytes_per_second(double(n) * sizeof(T), t.median_ms);
-          report.add_run(run);
+          report.add_run({std::string("sequential ") + Op::name, json_value(result), matches(result, ref, tol),
+                          t.median_ms, gigabytes_per_second(double(n) * sizeof(T), t.median_ms),
+                          unchecked_reason(ref, tol, n ? n - 1 : 0)});
 
           // The loop performs n operations: the first combines the identity with data[0].
           const std::size_t ops = n;

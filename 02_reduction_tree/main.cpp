@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,12 +118,10 @@ int main(int argc, char** argv) {
           << " its spacing is 2 and an\n"
              "element below 1 rounds away to nothing; the loop stops growing there. The tree never adds a small\n"
              "number to a huge one, and its bound still holds.\n";
-      Json rounding = Json::object();
-      rounding.set("sequential_error", static_cast<double>(seq_err));
-      rounding.set("sequential_bound", static_cast<double>(seq_tol));
-      rounding.set("tree_error", static_cast<double>(tree_err));
-      rounding.set("tree_bound", static_cast<double>(tree_tol));
-      report.fields().set("rounding", rounding);
+      report.fields().set("rounding", {{"sequential_error", static_cast<double>(seq_err)},
+                                       {"sequential_bound", static_cast<double>(seq_tol)},
+                                       {"tree_error", static_cast<double>(tree_err)},
+                                       {"tree_bound", static_cast<double>(tree_tol)}});
     }
     return report.finish();
   });

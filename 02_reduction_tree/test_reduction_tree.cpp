@@ -10,14 +10,13 @@
 
 using namespace reduction;
 
+using Levels = std::vector<std::vector<int>>;
+
 TEST_CASE("the example tree: 3 1 7 0 4 1 6 3 reduces to 25 in three steps", "[chapter02]") {
-  const auto levels = ch02::tree_levels<Sum>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3});
-  REQUIRE(levels.size() == 4);
-  CHECK(levels[1] == std::vector<int>{4, 7, 5, 9});
-  CHECK(levels[2] == std::vector<int>{11, 14});
-  CHECK(levels[3] == std::vector<int>{25});
-  CHECK(ch02::tree_reduce<Sum>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3}) == 25);
-  CHECK(ch02::tree_reduce<Max>(std::vector<int>{3, 1, 7, 0, 4, 1, 6, 3}) == 7);
+  const Levels example = {{3, 1, 7, 0, 4, 1, 6, 3}, {4, 7, 5, 9}, {11, 14}, {25}};
+  CHECK(ch02::tree_levels<Sum>(example[0]) == example);
+  CHECK(ch02::tree_reduce<Sum>(example[0]) == 25);
+  CHECK(ch02::tree_reduce<Max>(example[0]) == 7);
 }
 
 TEST_CASE("the model for n = 1024, for n not a power of two, and for the smallest n", "[chapter02]") {
@@ -38,11 +37,8 @@ TEST_CASE("the model for n = 1024, for n not a power of two, and for the smalles
 }
 
 TEST_CASE("trees of odd sizes: the odd element out passes through", "[chapter02]") {
-  const auto levels = ch02::tree_levels<Sum>(std::vector<int>{1, 2, 3, 4, 5});
-  REQUIRE(levels.size() == 4);  // ceil(log2 5) = 3 steps
-  CHECK(levels[1] == std::vector<int>{3, 7, 5});
-  CHECK(levels[2] == std::vector<int>{10, 5});
-  CHECK(levels[3] == std::vector<int>{15});
+  const Levels odd = {{1, 2, 3, 4, 5}, {3, 7, 5}, {10, 5}, {15}};  // ceil(log2 5) = 3 steps
+  CHECK(ch02::tree_levels<Sum>(odd[0]) == odd);
   // Every level count matches the model's step count, for many n.
   for (std::size_t n = 1; n <= 300; ++n)
     REQUIRE(ch02::tree_levels<Sum>(std::vector<int>(n, 1)).size() - 1 == ch02::tree_model(n).steps);
@@ -81,9 +77,7 @@ TEST_CASE("at tens of millions of floats the tree is far more accurate than the 
   const long double tree_err = std::fabs(ch02::tree_reduce<Sum>(x) - ref.precise);
   const long double seq_err = std::fabs(ch01::sequential_reduce<Sum>(x.data(), n) - ref.precise);
   CHECK(tree_err <= tolerance(ref, ceil_log2(n)));
-  // The elements average 1/2, so the loop's total passes 2^24 about halfway. From there the floats
-  // near the total are 2 apart, and total + x, for x in [0, 1), rounds back to total: the loop
-  // stalls near 2^24 while the true sum goes on to about 2^25.
+  // The loop's total stalls near 2^24 while the true sum goes on to about 2^25 (README.md).
   CHECK(seq_err / ref.magnitude > 0.25L);
   CHECK(seq_err > 1000 * tree_err);
 }

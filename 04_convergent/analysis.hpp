@@ -1,6 +1,5 @@
 // Chapter 04's analysis, in words and figures: what the program prints beside the counts, which it
-// takes from the kernel itself (emulated.cpp runs it on the CPU). Nothing here restates the
-// kernel's steps (see chapter 03's analysis.hpp for why).
+// takes from the kernel itself (emulated.cpp runs it on the CPU).
 #pragma once
 
 #include <cstddef>

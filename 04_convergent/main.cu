@@ -3,8 +3,7 @@
 // run on the CPU emulator (emulated.cpp, no GPU needed), then runs the kernel on the GPU and checks
 // every row against its CPU reference.
 //   04_convergent [--n N] [--rows R] [--type int|float|double] [--input FILE] [--trace] [--json]
-// Chapter 03's program, with DeviceBuffer and time_gpu (common/gpu.cuh) for the cudaMalloc,
-// cudaMemcpy, cudaFree and CUDA events that 03 writes out (its README shows what each wraps).
+// Chapter 03's program, with DeviceBuffer and time_gpu (common/gpu.cuh) for the CUDA calls 03 writes out.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,8 +1,7 @@
 // CPU tests of chapter 05's analysis: what the shared-memory kernel's threads do, from the kernel's
 // own source run on the CPU emulator (emulated.cpp), and the global-memory counts and the trace
-// computed from it, held against the figures of the README. No GPU needed (the GPU tests check the
-// emulated run against a recording of the kernel on the GPU). In exercise mode they run the
-// student's kernel, and fail until it is written and right.
+// computed from it, held against the figures of the README. No GPU needed. In exercise mode they
+// run the student's kernel, and fail until it is written and right.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,7 +1,6 @@
 // GPU tests of chapter 05: the shared-memory kernel against the CPU reference and against its run on the CPU
 // emulator (emulated.cpp), in int, float and double; emulator/block_gpu_tests.cuh says what each
-// checks. It works in shared memory, so
-// its input must come back as it was.
+// checks. It works in shared memory, so its input must come back as it was.
 #include <cstdint>
 
 #include "emulator/block_gpu_tests.cuh"

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -174,13 +173,8 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
     };
     const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
 
-    RunResult run;
-    run.kernel = kernel.name;
-    run.result = json_value(first);
-    run.correct = correct;
-    run.unchecked = unchecked_reason(ref, tol, depth);
-    run.time_ms = times.median_ms;
-    run.gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
+    const double gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
+    RunResult run{kernel.name, json_value(first), correct, times.median_ms, gbps, unchecked_reason(ref, tol, depth)};
     run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
     if (!ref.exact) {
       run.extra.set("tolerance", static_cast<double>(tol));

@@ -18,17 +18,15 @@ using reduction::emulator::Checked;
 TEMPLATE_TEST_CASE("chapter 06's kernel on the CPU emulator: every size, both block sizes, every schedule",
                    "[chapter06][emulator]", std::int32_t, float, double) {
   const auto seed = reduction::testing::fresh_seed();
+  const auto check = [](std::size_t n, unsigned block, std::uint64_t case_seed) {
+    return emu::check_grid_solution<TestType>("chapter 06", &ch06::hierarchical_kernel<Checked<TestType>>, n,
+                                              ch06::block_count(n, int(block)), block, ch06::depth(n, int(block)),
+                                              ch06::shared_bytes, case_seed);
+  };
   for (unsigned block : emu::kGridBlocks)
     for (std::size_t n : emu::kGridSizes)  // the first size that fails is enough to show
-      if (!emu::check_grid_solution<TestType>("chapter 06", &ch06::hierarchical_kernel<Checked<TestType>>, n,
-                                              ch06::block_count(n, int(block)), block, ch06::depth(n, int(block)),
-                                              ch06::shared_bytes, seed + n))
-        return;
-  const std::size_t n = emu::kLargestBlockSize;
-  const int block = int(emu::kLargestBlock);
-  emu::check_grid_solution<TestType>("chapter 06", &ch06::hierarchical_kernel<Checked<TestType>>, n,
-                                     ch06::block_count(n, block), emu::kLargestBlock, ch06::depth(n, block),
-                                     ch06::shared_bytes, seed);
+      if (!check(n, block, seed + n)) return;
+  check(emu::kLargestBlockSize, emu::kLargestBlock, seed);
 }
 
 // Wrong uses of per-block shared memory, written here, that the emulator must catch (a race between

@@ -31,15 +31,6 @@ void check_blocks(const DeviceBuffer<T>& input, const Reference<T>& ref, const s
   }
 }
 
-// The same on n fresh random elements of T.
-template <typename T>
-void check_random_input(std::size_t n, const std::vector<int>& blocks) {
-  const auto seed = testing::fresh_seed();
-  INFO("seed " << seed);
-  const std::vector<T> host = generate_input<T>(n, seed);
-  check_blocks(DeviceBuffer<T>(host), reference_sum(host.data(), n), blocks);
-}
-
 // generate_input<std::int32_t>'s numbers, made on the GPU by the same function, so that an input
 // of 16 GiB needs neither host memory nor an upload.
 __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
@@ -51,13 +42,10 @@ __global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t
 // reference_sum() of those numbers, each made again on the host instead of stored: the low 32 bits
 // of their 64-bit sum, as the GPU's wrapping adds leave them.
 Reference<std::int32_t> streamed_int_reference(std::size_t n, std::uint64_t seed) {
-  const unsigned workers = cpu_workers(n);
-  std::vector<std::uint64_t> partial(workers, 0);
-  parallel_chunks(n, workers, [&](std::size_t begin, std::size_t end, unsigned w) {
-    std::uint64_t sum = 0;
+  std::vector<std::uint64_t> partial(cpu_workers(n), 0);
+  parallel_chunks(n, unsigned(partial.size()), [&](std::size_t begin, std::size_t end, unsigned w) {
     for (std::size_t i = begin; i < end; ++i)
-      sum += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
-    partial[w] = sum;
+      partial[w] += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
   });
   std::uint64_t sum = 0;
   for (auto p : partial) sum += p;
@@ -77,8 +65,12 @@ TEMPLATE_TEST_CASE("hierarchical: sizes that cut the last segment short, at ever
                    std::int32_t, float, double) {
   // One element, a few, around one segment of 2 x 512 elements, just past 2^20, just below 2^24.
   for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1023), std::size_t(1024),
-                        std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1})
-    check_random_input<TestType>(n, kAllBlocks);
+                        std::size_t(1025), (std::size_t(1) << 20) + 1, (std::size_t(1) << 24) - 1}) {
+    const auto seed = testing::fresh_seed();
+    INFO("seed " << seed);
+    const std::vector<TestType> host = generate_input<TestType>(n, seed);
+    check_blocks(DeviceBuffer<TestType>(host), reference_sum(host.data(), n), kAllBlocks);
+  }
 }
 
 TEST_CASE("hierarchical: 2^32 + 3 ints, past where int and unsigned indices wrap", "[chapter06][huge]") {

@@ -60,25 +60,20 @@ struct Occupancy {
   int blocks_per_multiprocessor = 0;
 };
 
-template <typename Kernel>
-Occupancy occupancy_of(Kernel kernel, int block, std::size_t shared_bytes) {
-  cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  Occupancy o;
-  o.registers_per_thread = attributes.numRegs;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_multiprocessor, kernel, block, shared_bytes));
-  return o;
-}
-
 // What the occupancy calculator gives the kernel of one factor: each factor is a kernel of its own
 // (a template argument), so the factor is looked up among those compiled, CoarseFactors.
 template <typename T, int... kFactors>
 Occupancy occupancy_for(int factor, int block, std::integer_sequence<int, kFactors...>) {
-  Occupancy found{};
-  ((kFactors == factor ? (found = occupancy_of(coarsened_kernel<kFactors, T>, block, block * sizeof(T)), 0)
-                       : 0),
-   ...);
-  return found;
+  const void* kernel = nullptr;
+  ((kernel = kFactors == factor ? reinterpret_cast<const void*>(coarsened_kernel<kFactors, T>) : kernel), ...);
+  if (!kernel) return {};
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  Occupancy o;
+  o.registers_per_thread = attributes.numRegs;
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_multiprocessor, kernel, block, block * sizeof(T)));
+  return o;
 }
 
 // How many blocks run at once, per factor: the compiler gives a larger factor's unrolled loop more

@@ -16,17 +16,15 @@ using reduction::emulator::Checked;
 template <int kCoarse, typename V>
 bool check_factor(std::uint64_t seed) {
   const std::string chapter = "chapter 07 (factor " + std::to_string(kCoarse) + ")";
+  const auto check = [&chapter](std::size_t n, unsigned block, std::uint64_t case_seed) {
+    return emu::check_grid_solution<V>(chapter.c_str(), &ch07::coarsened_kernel<kCoarse, Checked<V>>, n,
+                                       ch07::block_count(n, int(block), kCoarse), block,
+                                       ch07::depth<kCoarse>(n, int(block)), ch07::shared_bytes, case_seed);
+  };
   for (unsigned block : emu::kGridBlocks)
     for (std::size_t n : emu::kGridSizes)
-      if (!emu::check_grid_solution<V>(chapter.c_str(), &ch07::coarsened_kernel<kCoarse, Checked<V>>, n,
-                                       ch07::block_count(n, int(block), kCoarse), block,
-                                       ch07::depth<kCoarse>(n, int(block)), ch07::shared_bytes, seed + n))
-        return false;
-  const std::size_t n = emu::kLargestBlockSize;
-  const int block = int(emu::kLargestBlock);
-  return emu::check_grid_solution<V>(chapter.c_str(), &ch07::coarsened_kernel<kCoarse, Checked<V>>, n,
-                                     ch07::block_count(n, block, kCoarse), emu::kLargestBlock,
-                                     ch07::depth<kCoarse>(n, block), ch07::shared_bytes, seed);
+      if (!check(n, block, seed + n)) return false;
+  return check(emu::kLargestBlockSize, emu::kLargestBlock, seed);
 }
 
 // Integers must be exact; floating-point sums within the chapter's depth() of rounded additions.

@@ -6,7 +6,6 @@
 //               [--n N] [--type int|float|double] [--block 32..1024] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>

@@ -1,10 +1,8 @@
 // CPU tests of chapter 08's kernel itself, for a student without a GPU: the kernel's own source runs
-// on the CPU emulator (emulator/emulator.hpp) in the launches each finish makes
-// (finish_cpu: one launch, the host adds the partials; finish_atomic: one launch, atomicAdd;
-// finish_kernel: a second launch of one block over the partials), one fiber per thread, the blocks
-// one after another in both orders, and must give the sum with no race (within a block, or between
-// blocks on a global element), no access out of bounds, no read of unwritten memory and no barrier
-// that some thread misses.
+// on the CPU emulator (emulator/emulator.hpp) in the launches each finish makes, one fiber per
+// thread, the blocks one after another in both orders, and must give the sum with no race (within a
+// block, or between blocks on a global element), no access out of bounds, no read of unwritten
+// memory and no barrier that some thread misses.
 #include "emulator/emulator_checks.hpp"  // last before the kernel: it ends with the CUDA shim
 
 REDUCTION_EMULATOR_DYNAMIC_SHARED(ch08)  // what the kernel's `extern __shared__ ... shared_bytes[]` names
@@ -49,16 +47,12 @@ emu::Pass<V> add_atomically(int grid, int block) {
           [](const emu::PassMemory<V>& m) { ch08::two_pass_kernel<Handoff::AtomicAdd>(m.input, m.n, m.result); }};
 }
 
-// The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
-// rounded additions, all but the first of each loop, into the identity.
-std::size_t first_pass_depth(std::size_t n, int grid, int block) {
-  return ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
-}
-
 template <typename V>
 bool check_finishes(std::size_t n, int block, std::uint64_t seed) {
   const int grid = ch08::grid_for(n, block, kResident);
-  const std::size_t first = first_pass_depth(n, grid, block);
+  // The depths of depth_finish_chain and depth_finish_kernel (kernels.cuh), for this grid: the
+  // rounded additions, all but the first of each loop, into the identity.
+  const std::size_t first = ch08::grid_stride_additions(n, std::size_t(grid) * block, reduction::ceil_log2(block)) - 1;
   emu::PassesOptions options;
   options.partials = std::size_t(grid);
 

@@ -40,9 +40,7 @@ __global__ void simple_kernel(T* data, std::size_t n, T* result) {
   const unsigned owner = 2 * t;  // thread t owns element 2t: no other thread writes it
   const reduction::Sum add{};    // for int it wraps around like the hardware, without C++'s undefined overflow
   for (unsigned stride = 1; stride <= blockDim.x; stride *= 2) {
-    // Active: t is a multiple of the stride. When n is not a power of two the last partners lie
-    // past the end of the array, and the guard skips those additions: it does what padding with
-    // the identity would, without the padding.
+    // Active: t is a multiple of the stride. The guard skips partners past the end, as padding with 0 would.
     if (t % stride == 0 && owner + stride < n) data[owner] = add(data[owner], data[owner + stride]);
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }

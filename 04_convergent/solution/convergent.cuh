@@ -20,8 +20,6 @@
 
 namespace ch04 {
 
-// T is int, float or double for the timed launch; reduction::Traced<T> for the trace and the tests
-// (emulator/traced.cuh), as in chapter 03.
 template <typename T>
 __global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   // Block b reduces row b: the rows lie one after another, n elements each (one row unless --rows).
@@ -38,9 +36,7 @@ __global__ void convergent_kernel(T* data, std::size_t n, T* result) {
   const unsigned owner = t;    // thread t owns element t: no other thread writes it
   const reduction::Sum add{};  // for int it wraps around like the hardware, without C++'s undefined overflow
   for (unsigned stride = blockDim.x; stride >= 1; stride /= 2) {
-    // Active: the first `stride` threads. When n is not a power of two some partners of the first
-    // step lie past the end of the array, and the guard skips those additions: it does what
-    // padding with the identity would, without the padding.
+    // Active: the first `stride` threads. The guard skips partners past the end, as padding with 0 would.
     if (t < stride && owner + stride < n) data[owner] = add(data[owner], data[owner + stride]);
     __syncthreads();  // the next step reads partial sums that other threads wrote in this one
   }

@@ -7,9 +7,6 @@
 // memory, the SM's own on-chip memory, where the other steps run. Global memory is read once,
 // element by element, and written once, with the result; the input is left as it was.
 //
-// The index arithmetic is chapter 04's, unchanged: the same additions in the same order, so the
-// result is the same to the last bit. Only where the partial sums live has changed.
-//
 // What is still wrong (chapter 06 fixes it): one block, so at most 2048 elements, on one SM.
 #pragma once
 

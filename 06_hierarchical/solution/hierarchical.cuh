@@ -70,8 +70,6 @@ inline std::size_t depth(std::size_t n, int block) {
   return reduction::ceil_log2(2 * std::size_t(block)) + block_count(n, block) - 1;
 }
 
-// The launcher needs the CUDA runtime: the CPU emulator compiles the kernel alone
-// (with REDUCTION_EMULATOR defined), nvcc everything.
 #ifndef REDUCTION_EMULATOR
 // Reduces the n elements of input into result[0]. The atomic additions need the result to start at the
 // identity: zero, all bits clear for int, float and double alike. Clearing it here, on the same
