@@ -277,20 +277,11 @@ struct EmulatedRun {
 
 namespace detail {
 
-// A grid launch (emulate_grid): `blocks` blocks on one input with one result, which starts at the
-// identity; its tolerance counts `depth` rounded additions.
-struct GridLaunch {
-  unsigned blocks = 1;
-  DynamicShared dynamic;
-  std::size_t depth = 0;
-};
-
 // emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
 // null, receives the accesses of the first schedule's run.
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows,
-                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses,
-                          const GridLaunch* grid = nullptr) {
+                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses) {
   using Element = Checked<V>;
   const std::size_t n = input.size() / rows;
   const std::size_t guard = 4096;  // past any index these kernels compute (below 2 x 2048)
@@ -299,29 +290,22 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
   std::vector<V> first;
   std::vector<bool> first_right;
-  // A grid runs every order of the threads twice: its blocks first to last, then last to first.
-  for (std::size_t pass = 0; pass < (grid ? 2 * schedules.size() : schedules.size()); ++pass) {
-    const Schedule schedule = schedules[pass % schedules.size()];
-    const bool blocks_reversed = pass >= schedules.size();
+  for (const Schedule schedule : schedules) {
     const Element poison(poison_value<V>());
     GuardedBuffer<Element> data(input.size(), guard, 0, poison), result(rows, guard, 0, poison);
     for (std::size_t i = 0; i < input.size(); ++i) data.begin[i] = Element(input[i]);
-    // A grid's blocks add into the result with atomics: its launcher sets it to the identity first.
-    if (grid) result.begin[0] = Element(Sum::identity<V>());
-    const std::vector<detail::Buffer> buffers = {
-        {"data", data.begin, input.size(), n, guard, sizeof(Element), grid != nullptr},
-        {"result", result.begin, rows, 1, guard, sizeof(Element), grid != nullptr}};
+    const std::vector<detail::Buffer> buffers = {{"data", data.begin, input.size(), n, guard, sizeof(Element)},
+                                                 {"result", result.begin, rows, 1, guard, sizeof(Element)}};
     std::vector<detail::Logged> log;
     const bool recording = accesses && run.schedules.empty();
     const detail::RunOutcome outcome =
-        detail::run_kernel([&] { kernel(data.begin, n, result.begin); }, threads, grid ? grid->blocks : unsigned(rows),
-                           schedule, buffers, 1, &poison_element<V>, recording ? &log : nullptr, blocks_reversed,
-                           grid ? grid->dynamic : detail::DynamicShared{});
+        detail::run_kernel([&] { kernel(data.begin, n, result.begin); }, threads, unsigned(rows), schedule, buffers, 1,
+                           &poison_element<V>, recording ? &log : nullptr);
     if (recording)
       *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data.begin), n,
                                               reinterpret_cast<std::uintptr_t>(result.begin), sizeof(Element));
     run.schedules.push_back(schedule);
-    run.blocks_reversed.push_back(blocks_reversed);
+    run.blocks_reversed.push_back(false);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
     std::vector<V> values;
     if (outcome.finished) {
@@ -331,22 +315,17 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
       for (std::size_t row = 0; row < rows; ++row) {
         if (!outcome.result_written[row]) {
           if (unwritten++ == 0)
-            first_unwritten = grid ? "no thread of any block stored or added to result[0]"
-                                   : "no thread of block " + std::to_string(row) + " stored result[" +
-                                         std::to_string(row) + "]";
+            first_unwritten =
+                "no thread of block " + std::to_string(row) + " stored result[" + std::to_string(row) + "]";
           continue;
         }
         const Reference<V> ref = reference_sum(input.data() + row * n, n);
-        // One block's tree: ceil(log2 n) additions; a grid's: what its chapter's depth() says.
-        const long double tol = tolerance(ref, grid ? grid->depth : ceil_log2(n));
+        const long double tol = tolerance(ref, ceil_log2(n));  // one block's tree: ceil(log2 n) additions
         std::string why;
         if (!matches(values[row], ref, tol))
           why = "is not the sum of the row: its reference is " + std::to_string(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
-        // Not for a grid: its atomics add the blocks' partials in the order the blocks run, so
-        // floating-point sums differ by rounding from one order to another.
-        else if (!grid && !first.empty() && first_right[row] &&
-                 std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
+        else if (!first.empty() && first_right[row] && std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
           why = "differs from schedule " + std::string(schedule_name(run.schedules.front())) + "'s " +
                 std::to_string(first[row]) + ": the same kernel on the same input must add in the same order";
         if (first.empty()) first_right.push_back(why.empty());
@@ -354,7 +333,7 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_text(schedule, blocks_reversed);
+      const std::string name = schedule_name(schedule);
       if (unwritten)
         run.findings.push_back({FindingKind::kResultNotWritten, name,
                                 first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
@@ -378,18 +357,6 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows = 1) {
   return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
-}
-
-// The same as a grid, <<<blocks, threads, shared_bytes>>>, with one result that starts at the
-// identity (as the chapters' launchers clear it), the blocks also last to first; the result is
-// checked within `depth` rounded additions (the chapter's depth()). `dynamic`: the array that
-// REDUCTION_EMULATOR_DYNAMIC_SHARED defined for the kernel's `extern __shared__` declaration.
-template <typename V, typename Kernel, std::size_t kCapacity>
-EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
-                            std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
-  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
-  const detail::GridLaunch grid{blocks, {dynamic, kCapacity, shared_bytes}, depth};
-  return detail::emulate_in(kernel, input, threads, 1, {std::begin(kSchedules), std::end(kSchedules)}, nullptr, &grid);
 }
 
 // Chapters 08 and 09: a reduction in one or more launches, as their launchers make them. The memory
@@ -434,7 +401,8 @@ struct PassesOptions {
 // Runs `passes` one after another on one fresh copy of the memory, in every order of the threads,
 // the blocks first to last and then last to first, and checks the answer for Op (Sum, Max, Min)
 // against the CPU reference within `options.depth` rounded additions. A launch ends with every block
-// done, so races, atomics and fences are checked within a launch. `dynamic`: as for emulate_grid().
+// done, so races, atomics and fences are checked within a launch. `dynamic`: the array that
+// REDUCTION_EMULATOR_DYNAMIC_SHARED defined for the kernels' `extern __shared__` declaration.
 template <typename Op = Sum, typename V, std::size_t kCapacity>
 EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pass<V>>& passes,
                               const PassesOptions& options, unsigned char (&dynamic)[kCapacity]) {
@@ -542,6 +510,20 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
     run.results.push_back({value});
   }
   return run;
+}
+
+// One launch of a grid kernel, <<<blocks, threads, shared_bytes>>>, with one result that starts at
+// the identity (as the chapters' launchers clear it), checked within `depth` rounded additions (the
+// chapter's depth()), as emulate_passes() checks a launcher's launches.
+template <typename V, typename Kernel, std::size_t kCapacity>
+EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
+                            std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
+  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
+  PassesOptions options;
+  options.answer = Answer::kResultFromIdentity;
+  options.depth = depth;
+  const auto launch = [kernel](const PassMemory<V>& memory) { kernel(memory.input, memory.n, memory.result); };
+  return emulate_passes(input, {Pass<V>{blocks, threads, shared_bytes, launch}}, options, dynamic);
 }
 
 // The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
