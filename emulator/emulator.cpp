@@ -47,11 +47,6 @@ const char* kind_name(FindingKind kind) {
   return names[std::size_t(kind)];
 }
 
-const char* schedule_name(Schedule schedule) {
-  static const char* const names[] = {"in order", "reversed", "warp 0 late", "interleaved"};
-  return names[std::size_t(schedule)];
-}
-
 std::string findings_text(const std::vector<Finding>& findings) {
   std::string text;
   for (const Finding& f : findings) text += std::string(kind_name(f.kind)) + ": " + f.message + "\n";
@@ -64,7 +59,8 @@ bool running = false;
 Dim3 thread_idx, block_idx, block_dim, grid_dim;
 
 std::string schedule_text(Schedule schedule, bool blocks_reversed) {
-  return std::string(schedule_name(schedule)) + (blocks_reversed ? ", blocks last to first" : "");
+  static const char* const names[] = {"in order", "reversed", "warp 0 late", "interleaved"};
+  return std::string(names[std::size_t(schedule)]) + (blocks_reversed ? ", blocks last to first" : "");
 }
 
 namespace {
@@ -93,10 +89,10 @@ struct Fiber {
   ucontext_t context;  // its first entry
   jmp_buf jump;        // where it yielded
   char* stack = nullptr;
-  bool started = false, returned = false, waiting = false;
+  bool started = false, returned = false;
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
-  Wait wait = Wait::kNone;
+  Wait wait = Wait::kNone;  // kNone: ready to run, unless it has returned
   // At a warp collective: its mask; at a shuffle, also what shuffle() was given.
   unsigned mask = 0;
   ShuffleKind shuffle_kind = ShuffleKind::kIndexed;
@@ -424,7 +420,6 @@ std::string site(const char* path, int line) {
 // The running thread waits at a barrier or a warp collective.
 void Machine::wait_at(Wait wait, const char* file, int line) {
   Fiber& f = self();
-  f.waiting = true;
   f.wait = wait;
   f.barrier_file = file;
   f.barrier_line = line;
@@ -435,17 +430,12 @@ void Machine::sync_threads(const char* file, int line) {
   yield();
 }
 
-std::string hex(unsigned mask) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", mask);
-  return text;
-}
-
 // A warp collective as the kernel wrote it: "__shfl_down_sync(0x0000ffff)".
 std::string collective(const Fiber& f) {
   static const char* const shuffles[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
-  return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + hex(f.mask) +
-         ")";
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "0x%08x", f.mask);
+  return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + mask + ")";
 }
 
 void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
@@ -493,22 +483,15 @@ std::string some_threads(const std::vector<unsigned>& ids) {
 }
 
 // Runs every thread that waits at nothing, in the schedule's order, until each waits or returns.
+// Interleaved, round robin: each thread runs up to its next load or store (access() yields).
 void Machine::run_ready() {
-  if (schedule_ == Schedule::kInterleaved) {
-    // Round robin: each thread runs up to its next load or store (access() yields).
-    for (bool progress = true; progress && !stopped_;) {
-      progress = false;
-      for (unsigned t = 0; t < threads_ && !stopped_; ++t)
-        if (!fibers_[t].returned && !fibers_[t].waiting) {
-          resume(t);
-          progress = true;
-        }
+  for (bool progress = true; progress && !stopped_;) {
+    progress = false;
+    for (unsigned t : order()) {
+      if (stopped_ || fibers_[t].returned || fibers_[t].wait != Wait::kNone) continue;
+      resume(t);
+      progress = schedule_ == Schedule::kInterleaved;
     }
-    return;
-  }
-  for (unsigned t : order()) {
-    if (stopped_) return;
-    if (!fibers_[t].returned && !fibers_[t].waiting) resume(t);
   }
 }
 
@@ -564,10 +547,7 @@ bool Machine::resolve_warps() {
       }
     }
     for (unsigned l = 0; l < kWarpSize; ++l)
-      if (mask >> l & 1u) {
-        fibers_[base + l].wait = Wait::kNone;
-        fibers_[base + l].waiting = false;
-      }
+      if (mask >> l & 1u) fibers_[base + l].wait = Wait::kNone;
     any = true;
   }
   return any;
@@ -612,7 +592,7 @@ void Machine::run_block(unsigned b) {
   // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
   if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
   for (Fiber& f : fibers_) {
-    f.started = f.returned = f.waiting = false;
+    f.started = f.returned = false;
     f.wait = Wait::kNone;
     f.unfenced.clear();
     f.fenced.clear();
@@ -671,7 +651,6 @@ void Machine::run_block(unsigned b) {
           else it->second = std::max(it->second, number);
         }
       for (Fiber& f : fibers_) {
-        f.waiting = false;
         f.wait = Wait::kNone;
         if (!seen.empty()) f.seen = seen;
       }

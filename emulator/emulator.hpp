@@ -12,11 +12,9 @@
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
 //
-// A global store that another block reads is a race unless its thread fenced it (__threadfence) and
-// then made an atomic on some location, and the reader's block made an atomic on that location
-// later (the CUDA Programming Guide's pattern). Left out: atomics other than atomicAdd and atomicInc,
-// more than one dimension of threads, shuffles of anything but whole values, and anything but
-// Checked<V> (or 09's integer words) in shared or global memory.
+// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads, shuffles
+// of anything but whole values, and anything but Checked<V> (or 09's integer words) in shared or
+// global memory.
 #pragma once
 
 #include <algorithm>
@@ -73,7 +71,6 @@ enum class Schedule {
 };
 constexpr Schedule kSchedules[] = {Schedule::kInOrder, Schedule::kReversed, Schedule::kFirstWarpLast,
                                    Schedule::kInterleaved};
-const char* schedule_name(Schedule schedule);
 
 namespace detail {
 
@@ -326,14 +323,14 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           why = "is not the sum of the row: its reference is " + std::to_string(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
         else if (!first.empty() && first_right[row] && std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
-          why = "differs from schedule " + std::string(schedule_name(run.schedules.front())) + "'s " +
+          why = "differs from schedule " + schedule_text(run.schedules.front(), false) + "'s " +
                 std::to_string(first[row]) + ": the same kernel on the same input must add in the same order";
         if (first.empty()) first_right.push_back(why.empty());
         if (!why.empty() && wrong++ == 0)
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_name(schedule);
+      const std::string name = schedule_text(schedule, false);
       if (unwritten)
         run.findings.push_back({FindingKind::kResultNotWritten, name,
                                 first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
@@ -599,14 +596,12 @@ struct WarpShuffle {
 };
 }  // namespace reduction::emulator::detail
 #define __syncwarp ::reduction::emulator::detail::WarpBarrier{__FILE__, __LINE__}
-#define __shfl_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kIndexed, __FILE__, __LINE__}
-#define __shfl_up_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kUp, __FILE__, __LINE__}
-#define __shfl_down_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kDown, __FILE__, __LINE__}
-#define __shfl_xor_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kXor, __FILE__, __LINE__}
+#define REDUCTION_EMULATOR_SHUFFLE(kind) \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kind, __FILE__, __LINE__}
+#define __shfl_sync REDUCTION_EMULATOR_SHUFFLE(kIndexed)
+#define __shfl_up_sync REDUCTION_EMULATOR_SHUFFLE(kUp)
+#define __shfl_down_sync REDUCTION_EMULATOR_SHUFFLE(kDown)
+#define __shfl_xor_sync REDUCTION_EMULATOR_SHUFFLE(kXor)
 
 // CUDA's warpSize, and its min() and max(), which CUDA declares for every pair of arithmetic types
 // (the usual arithmetic conversions pick the type): what nvcc accepts the emulator must accept.
