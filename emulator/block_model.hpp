@@ -40,7 +40,6 @@ struct StepCounts {
 };
 
 struct BlockCounts {
-  std::size_t n = 0;
   unsigned threads = 0;
   std::size_t element_bytes = 0;
   std::vector<StepCounts> steps;                                 // the tree's, then the result
@@ -106,10 +105,9 @@ inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t el
   return c;
 }
 
-// The counts of a launch's steps, for n elements of element_bytes each in a block of `threads`.
-inline BlockCounts count(const Steps& steps, std::size_t n, unsigned threads, std::size_t element_bytes) {
+// The counts of a launch's steps, for elements of element_bytes each in a block of `threads`.
+inline BlockCounts count(const Steps& steps, unsigned threads, std::size_t element_bytes) {
   BlockCounts total;
-  total.n = n;
   total.threads = threads;
   total.element_bytes = element_bytes;
   auto add = [&](StepCounts c) {

@@ -27,7 +27,7 @@ std::size_t analyse(Report& report, const std::vector<T>& row0, std::size_t rows
     show_emulator_findings(report, findings, trace);
     return tree_depth(n);
   }
-  const BlockCounts counts = count(steps_of(emulated), n, threads, sizeof(T));
+  const BlockCounts counts = count(steps_of(emulated), threads, sizeof(T));
   if (notes.activity_predicate) {
     const ClosedForm text_form = notes.closed_form(n);
     print_execution_model(report.text(), counts, notes.activity_predicate, text_form, type);
