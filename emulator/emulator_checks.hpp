@@ -38,16 +38,12 @@ std::string verdict(const std::string& what, const EmulatedRun<V>& run) {
   for (const Finding& f : run.findings)
     if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
   for (FindingKind kind : kinds) {
-    const Finding* first = nullptr;
-    std::size_t orders = 0;
-    for (const Finding& f : run.findings)
-      if (f.kind == kind) {
-        if (!first) first = &f;
-        ++orders;
-      }
-    text += "\n  - " + std::string(kind_name(kind)) + " (threads in the order: " + first->schedule +
+    const auto of_kind = [kind](const Finding& f) { return f.kind == kind; };
+    const Finding& first = *std::find_if(run.findings.begin(), run.findings.end(), of_kind);
+    const auto orders = std::count_if(run.findings.begin(), run.findings.end(), of_kind);
+    text += "\n  - " + std::string(kind_name(kind)) + " (threads in the order: " + first.schedule +
             (orders > 1 ? ", and " + std::to_string(orders - 1) + " more order(s)" : std::string()) +
-            "): " + first->message;
+            "): " + first.message;
   }
   return text;
 }
