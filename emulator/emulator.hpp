@@ -1,8 +1,5 @@
-// A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches): the
-// chapter's own kernel source, compiled by the host compiler, runs one fiber per CUDA thread in
-// several orders of the threads (schedules), each on a fresh copy of the input, and every load and
-// store of a Checked<V> element is checked as it happens. README.md beside this file says what it
-// runs, what it finds and what it cannot see.
+// A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches).
+// README.md beside this file says how it runs them, what it finds and what it cannot see.
 //
 // Include it after every other header and just before the kernel headers: it ends with a shim that
 // turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...) into host C++.
@@ -234,16 +231,6 @@ template <typename V, typename U> struct reduction::Rebind<reduction::emulator::
 namespace reduction::emulator {
 
 namespace detail {
-// atomicAdd on an element: one atomic access, then read, added to and written with nothing in
-// between (the fibers switch only inside the emulator's calls). Returns the old value.
-template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
-  if (running) atomic_access(address, &address->value, sizeof(V), address->level);
-  const Checked<V> old(address->value, address->level);  // on the thread's own stack: not a memory access
-  address->value = Sum{}(old.value, value.value);
-  address->level = std::max(old.level, value.level) + 1;
-  return old;
-}
-
 // What the runs pass as `poison`: an element about to be read that holds nothing gets the poison.
 template <typename V>
 void poison_element(void* element) {
@@ -650,11 +637,17 @@ inline unsigned __float_as_uint(float x) {
   return bits;
 }
 
-// atomicAdd on an element of global or shared memory: one atomic access; returns the old value.
+// atomicAdd on an element of global or shared memory: one atomic access, then read, added to and
+// written with nothing in between (the fibers switch only inside the emulator's calls).
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  typename std::common_type<reduction::emulator::Checked<V>>::type value) {
-  return reduction::emulator::detail::atomic_add(address, value);
+  if (reduction::emulator::detail::running)
+    reduction::emulator::detail::atomic_access(address, &address->value, sizeof(V), address->level);
+  const reduction::emulator::Checked<V> old(address->value, address->level);  // the thread's own: no memory access
+  address->value = reduction::Sum{}(old.value, value.value);
+  address->level = std::max(old.level, value.level) + 1;
+  return old;
 }
 
 // atomicAdd on a 64-bit integer word (09's exact finish), one atomic access.
