@@ -247,9 +247,7 @@ struct EmulatedRun {
   std::vector<Finding> findings;        // empty: right in every schedule
 
   bool has(FindingKind kind) const {
-    for (const Finding& f : findings)
-      if (f.kind == kind) return true;
-    return false;
+    return std::any_of(findings.begin(), findings.end(), [kind](const Finding& f) { return f.kind == kind; });
   }
   std::string describe() const {
     std::string text;
