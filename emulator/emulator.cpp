@@ -760,23 +760,19 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   if (touches.step != run_step_) touches = Touches{run_step_};
   // Two atomics never race: each is one indivisible read-add-write.
   const auto unordered = [&](const Touch& other) { return other.thread >= 0 && other.thread != t && !ordered(other, t); };
-  int other = -1;
-  bool other_wrote = false, other_was_atomic = false;
+  const auto unordered_of = [&](const Touch(&slots)[2]) {  // the thread of an unordered one, or -1
+    return unordered(slots[0]) ? slots[0].thread : unordered(slots[1]) ? slots[1].thread : -1;
+  };
   if (unordered(touches.writer)) {
-    other = touches.writer.thread;
-    other_wrote = true;
-  } else if (write && (unordered(touches.readers[0]) || unordered(touches.readers[1]))) {
-    other = unordered(touches.readers[0]) ? touches.readers[0].thread : touches.readers[1].thread;
-  } else if (!atomic && (unordered(touches.atomics[0]) || unordered(touches.atomics[1]))) {
-    other = unordered(touches.atomics[0]) ? touches.atomics[0].thread : touches.atomics[1].thread;
-    other_was_atomic = true;
+    event.other = touches.writer.thread;
+    event.other_wrote = true;
+  } else if (write && unordered_of(touches.readers) >= 0) {
+    event.other = unordered_of(touches.readers);
+  } else if (!atomic && unordered_of(touches.atomics) >= 0) {
+    event.other = unordered_of(touches.atomics);
+    event.other_atomic = true;
   }
-  if (other >= 0) {
-    event.other = other;
-    event.other_wrote = other_wrote;
-    event.other_atomic = other_was_atomic;
-    record(FindingKind::kRace, event);
-  }
+  if (event.other >= 0) record(FindingKind::kRace, event);
   const Touch me{t, fibers_[unsigned(t)].clock[unsigned(t) % kWarpSize]};
   const auto keep = [&](Touch(&slots)[2]) {  // the thread's latest access, in its own slot or a free one
     for (Touch& slot : slots)
