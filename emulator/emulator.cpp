@@ -279,11 +279,9 @@ class Machine {
               bool atomic = false);
   void load_bytes(const void* where, std::size_t size);
   void wait_at(Wait wait, const char* file, int line);
-  void sync_threads(const char* file, int line);
-  void warp_wait(Wait wait, unsigned mask, const char* file, int line);
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
+  void yield();
   Fiber& self() { return fibers_[unsigned(current_)]; }
-  void thread_fence();
   // Stops the running thread for good, and with it the run: the scheduler never resumes it.
   [[noreturn]] void stop_thread() {
     stopped_ = true;
@@ -298,7 +296,6 @@ class Machine {
   void report_stuck_warp();
   bool ordered(const Touch& earlier, int t) const;
   void resume(unsigned t);
-  void yield();
   static void fiber_main();
   std::vector<unsigned> order() const;
   void record(FindingKind kind, const Event& event);
@@ -425,11 +422,6 @@ void Machine::wait_at(Wait wait, const char* file, int line) {
   f.barrier_line = line;
 }
 
-void Machine::sync_threads(const char* file, int line) {
-  wait_at(Wait::kBlock, file, line);
-  yield();
-}
-
 // A warp collective as the kernel wrote it: "__shfl_down_sync(0x0000ffff)".
 std::string collective(const Fiber& f) {
   static const char* const shuffles[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
@@ -438,12 +430,8 @@ std::string collective(const Fiber& f) {
   return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + mask + ")";
 }
 
-void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
-  check_warp_call(wait, mask, file, line);  // its strings are gone before the fiber yields, perhaps for good
-  yield();
-}
-
-// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong.
+// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong. The
+// caller yields after it returns: its strings are gone before the fiber yields, perhaps for good.
 void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int line) {
   Fiber& f = self();
   const unsigned t = unsigned(current_), lane = t % kWarpSize, base = t - lane;
@@ -466,12 +454,6 @@ void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int li
                ". A warp collective must name the calling lane and only lanes that reach it (the run stops here)");
     stopped_ = true;
   }
-}
-
-void Machine::thread_fence() {
-  Fiber& f = self();
-  f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
-  f.unfenced.clear();
 }
 
 // Which threads wait where, in words: "threads 0, 2, 4 and 253 more".
@@ -974,14 +956,16 @@ void atomic_access(const void* where, const void* value, std::size_t size, std::
 }
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
-  machine->sync_threads(file, line);
+  machine->wait_at(Wait::kBlock, file, line);
+  machine->yield();
 }
 void load_bytes(const void* where, std::size_t size) {
   if (running) machine->load_bytes(where, size);
 }
 void sync_warp(unsigned mask, const char* file, int line) {
   if (!running) throw std::logic_error("__syncwarp() outside an emulated kernel");
-  machine->warp_wait(Wait::kWarpBarrier, mask, file, line);
+  machine->check_warp_call(Wait::kWarpBarrier, mask, file, line);
+  machine->yield();
 }
 void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received, void (*copy)(void*, const void*),
              int lane_or_delta, int width, const char* file, int line) {
@@ -993,10 +977,14 @@ void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received,
   f.copy = copy;
   f.lane_or_delta = lane_or_delta;
   f.width = width;
-  machine->warp_wait(Wait::kShuffle, mask, file, line);
+  machine->check_warp_call(Wait::kShuffle, mask, file, line);
+  machine->yield();
 }
 void thread_fence() {
-  if (running) machine->thread_fence();
+  if (!running) return;
+  Fiber& f = machine->self();
+  f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
+  f.unfenced.clear();
 }
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,
