@@ -1,7 +1,6 @@
 // The CPU emulator's face for the single-block programs (03 to 05): the sizes one block takes, the
 // rows of --rows, and analyse(), which prints what the chapter's kernel does, counted from its own
-// source run on the CPU (no GPU needed). The bodies: single_block.cpp, and emulated.cpp, compiled
-// once per chapter with its kernel.
+// source run on the CPU (no GPU needed).
 //
 // One block, because __syncthreads() only waits for the threads of one block: at most 1024
 // threads, two elements each. Rows: the same kernels also reduce a batch of independent arrays of n

@@ -190,8 +190,4 @@ namespace reduction::emulator {
 template <typename T>
 std::vector<single_block::Access> emulate_accesses(const std::vector<T>& row, std::string* findings);
 
-extern template std::vector<single_block::Access> emulate_accesses(const std::vector<std::int32_t>&, std::string*);
-extern template std::vector<single_block::Access> emulate_accesses(const std::vector<float>&, std::string*);
-extern template std::vector<single_block::Access> emulate_accesses(const std::vector<double>&, std::string*);
-
 }  // namespace reduction::emulator

@@ -109,8 +109,8 @@ struct BlockGpuTests {
       const Steps recorded = steps_of(record(Kernel::template of<Traced<T>>, x, threads)),
                   emulated_steps = steps_of(emulated(x));
       REQUIRE(steps_difference(recorded, emulated_steps) == "");
-      const auto from_recording = count(recorded, n, threads, sizeof(T)),
-                 from_emulator = count(emulated_steps, n, threads, sizeof(T));
+      const auto from_recording = count(recorded, threads, sizeof(T)),
+                 from_emulator = count(emulated_steps, threads, sizeof(T));
       REQUIRE(steps_json(from_recording).dump() == steps_json(from_emulator).dump());
       REQUIRE(memory_json(from_recording).dump() == memory_json(from_emulator).dump());
     }

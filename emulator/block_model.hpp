@@ -15,10 +15,12 @@
 #include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analysis.hpp"
@@ -40,7 +42,6 @@ struct StepCounts {
 };
 
 struct BlockCounts {
-  std::size_t n = 0;
   unsigned threads = 0;
   std::size_t element_bytes = 0;
   std::vector<StepCounts> steps;                                 // the tree's, then the result
@@ -69,47 +70,38 @@ inline std::string step_name(const Step& step) {
 // load, the second, or the store) make one request, whether they then add or copy.
 inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t element_bytes) {
   StepCounts c;
-  std::vector<unsigned> warps;
-  std::vector<std::tuple<int, unsigned, std::size_t>> touched;  // (access, warp, sector)
+  std::set<unsigned> warps;
+  std::map<std::pair<int, unsigned>, std::set<std::size_t>> requests;  // (access, warp) -> its sectors
   auto access = [&](int which, unsigned warp, Array array, std::size_t element, bool write) {
     if (array == Array::kPartial) return;  // shared memory: no request to global memory
     const std::size_t first_byte = element * element_bytes, last_byte = first_byte + element_bytes - 1;
     for (std::size_t sector = first_byte / kSectorBytes; sector <= last_byte / kSectorBytes; ++sector)
-      touched.emplace_back(which, warp, sector);
+      requests[{which, warp}].insert(sector);
     ++(write ? c.writes : c.reads);
   };
   for (const Operation& line : lines) {
     const unsigned warp = line.thread / kWarpSize;
     if (line.kind == Operation::kAdd) {
       ++c.active_threads;
-      warps.push_back(warp);
+      warps.insert(warp);
     }
     access(0, warp, line.source, line.first, false);
     if (line.kind == Operation::kAdd) access(1, warp, line.source, line.second, false);
     access(2, warp, line.target, line.index, true);
   }
-  std::sort(warps.begin(), warps.end());
-  c.active_warps = std::unique(warps.begin(), warps.end()) - warps.begin();
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (std::size_t i = 0; i < touched.size();) {  // one request per (access, warp): its sectors
-    std::size_t j = i;
-    while (j < touched.size() && std::get<0>(touched[j]) == std::get<0>(touched[i]) &&
-           std::get<1>(touched[j]) == std::get<1>(touched[i]))
-      ++j;
-    c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, j - i) : j - i;
-    c.max_request_sectors = std::max(c.max_request_sectors, j - i);
+  c.active_warps = warps.size();
+  for (const auto& [request, sectors] : requests) {
+    c.min_request_sectors = c.requests ? std::min(c.min_request_sectors, sectors.size()) : sectors.size();
+    c.max_request_sectors = std::max(c.max_request_sectors, sectors.size());
     ++c.requests;
-    c.sectors += j - i;
-    i = j;
+    c.sectors += sectors.size();
   }
   return c;
 }
 
-// The counts of a launch's steps, for n elements of element_bytes each in a block of `threads`.
-inline BlockCounts count(const Steps& steps, std::size_t n, unsigned threads, std::size_t element_bytes) {
+// The counts of a launch's steps, for elements of element_bytes each in a block of `threads`.
+inline BlockCounts count(const Steps& steps, unsigned threads, std::size_t element_bytes) {
   BlockCounts total;
-  total.n = n;
   total.threads = threads;
   total.element_bytes = element_bytes;
   auto add = [&](StepCounts c) {

@@ -76,7 +76,7 @@ inline std::vector<std::int32_t> counted_row(std::size_t n) {
 // The counts of the kernel's run on n elements of element_bytes each.
 using AccessesOf = std::vector<Access> (*)(const std::vector<std::int32_t>&);
 inline BlockCounts counts_of(AccessesOf accesses_of, std::size_t n, std::size_t element_bytes) {
-  return count(steps_of(accesses_of(counted_row(n))), n, threads_for(n), element_bytes);
+  return count(steps_of(accesses_of(counted_row(n))), threads_for(n), element_bytes);
 }
 
 // One field of the step table, over the steps of the tree.

@@ -203,14 +203,6 @@ Json trace_json(const Trace<T>& trace) {
   return j;
 }
 
-// The trace into the report: its text after the analysis, and "trace" in the JSON.
-template <typename T>
-void show_trace(Report& report, const Trace<T>& trace) {
-  report.text() << "\n";
-  print_trace(report.text(), trace);
-  report.fields().set("trace", trace_json(trace));
-}
-
 // Instead of the counts and the trace, when the kernel's run on the CPU emulator found something
 // a right kernel never does (`findings`: one line per kind): a wrong kernel's counts would look like
 // the lesson and be nothing of it. In the JSON: "emulator_findings", one string per line.

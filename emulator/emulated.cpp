@@ -27,19 +27,16 @@ std::size_t analyse(Report& report, const std::vector<T>& row0, std::size_t rows
     show_emulator_findings(report, findings, trace);
     return tree_depth(n);
   }
-  const BlockCounts counts = count(steps_of(emulated), n, threads, sizeof(T));
+  const BlockCounts counts = count(steps_of(emulated), threads, sizeof(T));
+  const ClosedForm text_form = notes.closed_form ? notes.closed_form(n) : ClosedForm{};
+  if (notes.activity_predicate) print_execution_model(report.text(), counts, notes.activity_predicate, text_form, type);
+  report.text() << "\n";
+  if (notes.before_memory) notes.before_memory(report.text());
+  print_memory(report.text(), counts, type);
+  if (notes.after_memory) notes.after_memory(report.text(), tree_steps(counts));
   if (notes.activity_predicate) {
-    const ClosedForm text_form = notes.closed_form(n);
-    print_execution_model(report.text(), counts, notes.activity_predicate, text_form, type);
-    report.text() << "\n";
-    print_memory(report.text(), counts, type);
     report.fields().set("efficiency", efficiency_json(counts));
     report.fields().set("text_closed_form", closed_form_json(text_form));
-  } else {
-    report.text() << "\n";
-    if (notes.before_memory) notes.before_memory(report.text());
-    print_memory(report.text(), counts, type);
-    if (notes.after_memory) notes.after_memory(report.text(), tree_steps(counts));
   }
   report.fields().set("launch", launch_json(threads, rows));
   report.fields().set("memory", memory_json(counts));
@@ -47,7 +44,10 @@ std::size_t analyse(Report& report, const std::vector<T>& row0, std::size_t rows
   // --trace: the steps recorded on the GPU (traced.cuh); without a GPU, the emulated run.
   if (trace) {
     const auto accesses = record_on_gpu ? record_on_gpu() : emulated;
-    show_trace(report, trace_from(steps_of(accesses), row0, threads, notes.layout, bool(record_on_gpu)));
+    const auto drawn = trace_from(steps_of(accesses), row0, threads, notes.layout, bool(record_on_gpu));
+    report.text() << "\n";
+    print_trace(report.text(), drawn);
+    report.fields().set("trace", trace_json(drawn));
   }
   return tree_steps(counts);
 }

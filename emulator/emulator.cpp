@@ -47,11 +47,6 @@ const char* kind_name(FindingKind kind) {
   return names[std::size_t(kind)];
 }
 
-const char* schedule_name(Schedule schedule) {
-  static const char* const names[] = {"in order", "reversed", "warp 0 late", "interleaved"};
-  return names[std::size_t(schedule)];
-}
-
 std::string findings_text(const std::vector<Finding>& findings) {
   std::string text;
   for (const Finding& f : findings) text += std::string(kind_name(f.kind)) + ": " + f.message + "\n";
@@ -64,7 +59,8 @@ bool running = false;
 Dim3 thread_idx, block_idx, block_dim, grid_dim;
 
 std::string schedule_text(Schedule schedule, bool blocks_reversed) {
-  return std::string(schedule_name(schedule)) + (blocks_reversed ? ", blocks last to first" : "");
+  static const char* const names[] = {"in order", "reversed", "warp 0 late", "interleaved"};
+  return std::string(names[std::size_t(schedule)]) + (blocks_reversed ? ", blocks last to first" : "");
 }
 
 namespace {
@@ -93,10 +89,10 @@ struct Fiber {
   ucontext_t context;  // its first entry
   jmp_buf jump;        // where it yielded
   char* stack = nullptr;
-  bool started = false, returned = false, waiting = false;
+  bool started = false, returned = false;
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
-  Wait wait = Wait::kNone;
+  Wait wait = Wait::kNone;  // kNone: ready to run, unless it has returned
   // At a warp collective: its mask; at a shuffle, also what shuffle() was given.
   unsigned mask = 0;
   ShuffleKind shuffle_kind = ShuffleKind::kIndexed;
@@ -283,11 +279,9 @@ class Machine {
               bool atomic = false);
   void load_bytes(const void* where, std::size_t size);
   void wait_at(Wait wait, const char* file, int line);
-  void sync_threads(const char* file, int line);
-  void warp_wait(Wait wait, unsigned mask, const char* file, int line);
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
+  void yield();
   Fiber& self() { return fibers_[unsigned(current_)]; }
-  void thread_fence();
   // Stops the running thread for good, and with it the run: the scheduler never resumes it.
   [[noreturn]] void stop_thread() {
     stopped_ = true;
@@ -302,7 +296,6 @@ class Machine {
   void report_stuck_warp();
   bool ordered(const Touch& earlier, int t) const;
   void resume(unsigned t);
-  void yield();
   static void fiber_main();
   std::vector<unsigned> order() const;
   void record(FindingKind kind, const Event& event);
@@ -424,36 +417,21 @@ std::string site(const char* path, int line) {
 // The running thread waits at a barrier or a warp collective.
 void Machine::wait_at(Wait wait, const char* file, int line) {
   Fiber& f = self();
-  f.waiting = true;
   f.wait = wait;
   f.barrier_file = file;
   f.barrier_line = line;
 }
 
-void Machine::sync_threads(const char* file, int line) {
-  wait_at(Wait::kBlock, file, line);
-  yield();
-}
-
-std::string hex(unsigned mask) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", mask);
-  return text;
-}
-
 // A warp collective as the kernel wrote it: "__shfl_down_sync(0x0000ffff)".
 std::string collective(const Fiber& f) {
   static const char* const shuffles[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
-  return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + hex(f.mask) +
-         ")";
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "0x%08x", f.mask);
+  return std::string(f.wait == Wait::kShuffle ? shuffles[int(f.shuffle_kind)] : "__syncwarp") + "(" + mask + ")";
 }
 
-void Machine::warp_wait(Wait wait, unsigned mask, const char* file, int line) {
-  check_warp_call(wait, mask, file, line);  // its strings are gone before the fiber yields, perhaps for good
-  yield();
-}
-
-// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong.
+// Records the fiber's wait at a warp collective, and a finding if its mask or width is wrong. The
+// caller yields after it returns: its strings are gone before the fiber yields, perhaps for good.
 void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int line) {
   Fiber& f = self();
   const unsigned t = unsigned(current_), lane = t % kWarpSize, base = t - lane;
@@ -478,12 +456,6 @@ void Machine::check_warp_call(Wait wait, unsigned mask, const char* file, int li
   }
 }
 
-void Machine::thread_fence() {
-  Fiber& f = self();
-  f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
-  f.unfenced.clear();
-}
-
 // Which threads wait where, in words: "threads 0, 2, 4 and 253 more".
 std::string some_threads(const std::vector<unsigned>& ids) {
   std::string text = ids.size() == 1 ? "thread " : "threads ";
@@ -493,22 +465,15 @@ std::string some_threads(const std::vector<unsigned>& ids) {
 }
 
 // Runs every thread that waits at nothing, in the schedule's order, until each waits or returns.
+// Interleaved, round robin: each thread runs up to its next load or store (access() yields).
 void Machine::run_ready() {
-  if (schedule_ == Schedule::kInterleaved) {
-    // Round robin: each thread runs up to its next load or store (access() yields).
-    for (bool progress = true; progress && !stopped_;) {
-      progress = false;
-      for (unsigned t = 0; t < threads_ && !stopped_; ++t)
-        if (!fibers_[t].returned && !fibers_[t].waiting) {
-          resume(t);
-          progress = true;
-        }
+  for (bool progress = true; progress && !stopped_;) {
+    progress = false;
+    for (unsigned t : order()) {
+      if (stopped_ || fibers_[t].returned || fibers_[t].wait != Wait::kNone) continue;
+      resume(t);
+      progress = schedule_ == Schedule::kInterleaved;
     }
-    return;
-  }
-  for (unsigned t : order()) {
-    if (stopped_) return;
-    if (!fibers_[t].returned && !fibers_[t].waiting) resume(t);
   }
 }
 
@@ -564,10 +529,7 @@ bool Machine::resolve_warps() {
       }
     }
     for (unsigned l = 0; l < kWarpSize; ++l)
-      if (mask >> l & 1u) {
-        fibers_[base + l].wait = Wait::kNone;
-        fibers_[base + l].waiting = false;
-      }
+      if (mask >> l & 1u) fibers_[base + l].wait = Wait::kNone;
     any = true;
   }
   return any;
@@ -612,7 +574,7 @@ void Machine::run_block(unsigned b) {
   // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
   if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
   for (Fiber& f : fibers_) {
-    f.started = f.returned = f.waiting = false;
+    f.started = f.returned = false;
     f.wait = Wait::kNone;
     f.unfenced.clear();
     f.fenced.clear();
@@ -671,7 +633,6 @@ void Machine::run_block(unsigned b) {
           else it->second = std::max(it->second, number);
         }
       for (Fiber& f : fibers_) {
-        f.waiting = false;
         f.wait = Wait::kNone;
         if (!seen.empty()) f.seen = seen;
       }
@@ -781,23 +742,19 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   if (touches.step != run_step_) touches = Touches{run_step_};
   // Two atomics never race: each is one indivisible read-add-write.
   const auto unordered = [&](const Touch& other) { return other.thread >= 0 && other.thread != t && !ordered(other, t); };
-  int other = -1;
-  bool other_wrote = false, other_was_atomic = false;
+  const auto unordered_of = [&](const Touch(&slots)[2]) {  // the thread of an unordered one, or -1
+    return unordered(slots[0]) ? slots[0].thread : unordered(slots[1]) ? slots[1].thread : -1;
+  };
   if (unordered(touches.writer)) {
-    other = touches.writer.thread;
-    other_wrote = true;
-  } else if (write && (unordered(touches.readers[0]) || unordered(touches.readers[1]))) {
-    other = unordered(touches.readers[0]) ? touches.readers[0].thread : touches.readers[1].thread;
-  } else if (!atomic && (unordered(touches.atomics[0]) || unordered(touches.atomics[1]))) {
-    other = unordered(touches.atomics[0]) ? touches.atomics[0].thread : touches.atomics[1].thread;
-    other_was_atomic = true;
+    event.other = touches.writer.thread;
+    event.other_wrote = true;
+  } else if (write && unordered_of(touches.readers) >= 0) {
+    event.other = unordered_of(touches.readers);
+  } else if (!atomic && unordered_of(touches.atomics) >= 0) {
+    event.other = unordered_of(touches.atomics);
+    event.other_atomic = true;
   }
-  if (other >= 0) {
-    event.other = other;
-    event.other_wrote = other_wrote;
-    event.other_atomic = other_was_atomic;
-    record(FindingKind::kRace, event);
-  }
+  if (event.other >= 0) record(FindingKind::kRace, event);
   const Touch me{t, fibers_[unsigned(t)].clock[unsigned(t) % kWarpSize]};
   const auto keep = [&](Touch(&slots)[2]) {  // the thread's latest access, in its own slot or a free one
     for (Touch& slot : slots)
@@ -999,14 +956,16 @@ void atomic_access(const void* where, const void* value, std::size_t size, std::
 }
 void sync_threads(const char* file, int line) {
   if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
-  machine->sync_threads(file, line);
+  machine->wait_at(Wait::kBlock, file, line);
+  machine->yield();
 }
 void load_bytes(const void* where, std::size_t size) {
   if (running) machine->load_bytes(where, size);
 }
 void sync_warp(unsigned mask, const char* file, int line) {
   if (!running) throw std::logic_error("__syncwarp() outside an emulated kernel");
-  machine->warp_wait(Wait::kWarpBarrier, mask, file, line);
+  machine->check_warp_call(Wait::kWarpBarrier, mask, file, line);
+  machine->yield();
 }
 void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received, void (*copy)(void*, const void*),
              int lane_or_delta, int width, const char* file, int line) {
@@ -1018,10 +977,14 @@ void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received,
   f.copy = copy;
   f.lane_or_delta = lane_or_delta;
   f.width = width;
-  machine->warp_wait(Wait::kShuffle, mask, file, line);
+  machine->check_warp_call(Wait::kShuffle, mask, file, line);
+  machine->yield();
 }
 void thread_fence() {
-  if (running) machine->thread_fence();
+  if (!running) return;
+  Fiber& f = machine->self();
+  f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
+  f.unfenced.clear();
 }
 
 RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, unsigned blocks, Schedule schedule,

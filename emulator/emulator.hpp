@@ -1,8 +1,5 @@
-// A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches): the
-// chapter's own kernel source, compiled by the host compiler, runs one fiber per CUDA thread in
-// several orders of the threads (schedules), each on a fresh copy of the input, and every load and
-// store of a Checked<V> element is checked as it happens. README.md beside this file says what it
-// runs, what it finds and what it cannot see.
+// A CPU emulator for the kernels of chapters 03 to 09 (one block, a grid, or a grid's launches).
+// README.md beside this file says how it runs them, what it finds and what it cannot see.
 //
 // Include it after every other header and just before the kernel headers: it ends with a shim that
 // turns the CUDA keywords (__global__, __shared__, threadIdx, __syncthreads(), ...) into host C++.
@@ -12,11 +9,9 @@
 //   auto run = reduction::emulator::emulate(&ch04::convergent_kernel<Checked<int>>, input, threads);
 //   run.findings: empty if the kernel was right in every schedule.
 //
-// A global store that another block reads is a race unless its thread fenced it (__threadfence) and
-// then made an atomic on some location, and the reader's block made an atomic on that location
-// later (the CUDA Programming Guide's pattern). Left out: atomics other than atomicAdd and atomicInc,
-// more than one dimension of threads, shuffles of anything but whole values, and anything but
-// Checked<V> (or 09's integer words) in shared or global memory.
+// Left out: atomics other than atomicAdd and atomicInc, more than one dimension of threads, shuffles
+// of anything but whole values, and anything but Checked<V> (or 09's integer words) in shared or
+// global memory.
 #pragma once
 
 #include <algorithm>
@@ -73,7 +68,6 @@ enum class Schedule {
 };
 constexpr Schedule kSchedules[] = {Schedule::kInOrder, Schedule::kReversed, Schedule::kFirstWarpLast,
                                    Schedule::kInterleaved};
-const char* schedule_name(Schedule schedule);
 
 namespace detail {
 
@@ -237,16 +231,6 @@ template <typename V, typename U> struct reduction::Rebind<reduction::emulator::
 namespace reduction::emulator {
 
 namespace detail {
-// atomicAdd on an element: one atomic access, then read, added to and written with nothing in
-// between (the fibers switch only inside the emulator's calls). Returns the old value.
-template <typename V> Checked<V> atomic_add(Checked<V>* address, const Checked<V>& value) {
-  if (running) atomic_access(address, &address->value, sizeof(V), address->level);
-  const Checked<V> old(address->value, address->level);  // on the thread's own stack: not a memory access
-  address->value = Sum{}(old.value, value.value);
-  address->level = std::max(old.level, value.level) + 1;
-  return old;
-}
-
 // What the runs pass as `poison`: an element about to be read that holds nothing gets the poison.
 template <typename V>
 void poison_element(void* element) {
@@ -263,9 +247,7 @@ struct EmulatedRun {
   std::vector<Finding> findings;        // empty: right in every schedule
 
   bool has(FindingKind kind) const {
-    for (const Finding& f : findings)
-      if (f.kind == kind) return true;
-    return false;
+    return std::any_of(findings.begin(), findings.end(), [kind](const Finding& f) { return f.kind == kind; });
   }
   std::string describe() const {
     std::string text;
@@ -277,20 +259,11 @@ struct EmulatedRun {
 
 namespace detail {
 
-// A grid launch (emulate_grid): `blocks` blocks on one input with one result, which starts at the
-// identity; its tolerance counts `depth` rounded additions.
-struct GridLaunch {
-  unsigned blocks = 1;
-  DynamicShared dynamic;
-  std::size_t depth = 0;
-};
-
 // emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
 // null, receives the accesses of the first schedule's run.
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows,
-                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses,
-                          const GridLaunch* grid = nullptr) {
+                          const std::vector<Schedule>& schedules, std::vector<single_block::Access>* accesses) {
   using Element = Checked<V>;
   const std::size_t n = input.size() / rows;
   const std::size_t guard = 4096;  // past any index these kernels compute (below 2 x 2048)
@@ -299,29 +272,22 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
   std::vector<V> first;
   std::vector<bool> first_right;
-  // A grid runs every order of the threads twice: its blocks first to last, then last to first.
-  for (std::size_t pass = 0; pass < (grid ? 2 * schedules.size() : schedules.size()); ++pass) {
-    const Schedule schedule = schedules[pass % schedules.size()];
-    const bool blocks_reversed = pass >= schedules.size();
+  for (const Schedule schedule : schedules) {
     const Element poison(poison_value<V>());
     GuardedBuffer<Element> data(input.size(), guard, 0, poison), result(rows, guard, 0, poison);
     for (std::size_t i = 0; i < input.size(); ++i) data.begin[i] = Element(input[i]);
-    // A grid's blocks add into the result with atomics: its launcher sets it to the identity first.
-    if (grid) result.begin[0] = Element(Sum::identity<V>());
-    const std::vector<detail::Buffer> buffers = {
-        {"data", data.begin, input.size(), n, guard, sizeof(Element), grid != nullptr},
-        {"result", result.begin, rows, 1, guard, sizeof(Element), grid != nullptr}};
+    const std::vector<detail::Buffer> buffers = {{"data", data.begin, input.size(), n, guard, sizeof(Element)},
+                                                 {"result", result.begin, rows, 1, guard, sizeof(Element)}};
     std::vector<detail::Logged> log;
     const bool recording = accesses && run.schedules.empty();
     const detail::RunOutcome outcome =
-        detail::run_kernel([&] { kernel(data.begin, n, result.begin); }, threads, grid ? grid->blocks : unsigned(rows),
-                           schedule, buffers, 1, &poison_element<V>, recording ? &log : nullptr, blocks_reversed,
-                           grid ? grid->dynamic : detail::DynamicShared{});
+        detail::run_kernel([&] { kernel(data.begin, n, result.begin); }, threads, unsigned(rows), schedule, buffers, 1,
+                           &poison_element<V>, recording ? &log : nullptr);
     if (recording)
       *accesses = single_block::accesses_from(log, reinterpret_cast<std::uintptr_t>(data.begin), n,
                                               reinterpret_cast<std::uintptr_t>(result.begin), sizeof(Element));
     run.schedules.push_back(schedule);
-    run.blocks_reversed.push_back(blocks_reversed);
+    run.blocks_reversed.push_back(false);
     run.findings.insert(run.findings.end(), outcome.findings.begin(), outcome.findings.end());
     std::vector<V> values;
     if (outcome.finished) {
@@ -331,30 +297,25 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
       for (std::size_t row = 0; row < rows; ++row) {
         if (!outcome.result_written[row]) {
           if (unwritten++ == 0)
-            first_unwritten = grid ? "no thread of any block stored or added to result[0]"
-                                   : "no thread of block " + std::to_string(row) + " stored result[" +
-                                         std::to_string(row) + "]";
+            first_unwritten =
+                "no thread of block " + std::to_string(row) + " stored result[" + std::to_string(row) + "]";
           continue;
         }
         const Reference<V> ref = reference_sum(input.data() + row * n, n);
-        // One block's tree: ceil(log2 n) additions; a grid's: what its chapter's depth() says.
-        const long double tol = tolerance(ref, grid ? grid->depth : ceil_log2(n));
+        const long double tol = tolerance(ref, ceil_log2(n));  // one block's tree: ceil(log2 n) additions
         std::string why;
         if (!matches(values[row], ref, tol))
           why = "is not the sum of the row: its reference is " + std::to_string(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
-        // Not for a grid: its atomics add the blocks' partials in the order the blocks run, so
-        // floating-point sums differ by rounding from one order to another.
-        else if (!grid && !first.empty() && first_right[row] &&
-                 std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
-          why = "differs from schedule " + std::string(schedule_name(run.schedules.front())) + "'s " +
+        else if (!first.empty() && first_right[row] && std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
+          why = "differs from schedule " + schedule_text(run.schedules.front(), false) + "'s " +
                 std::to_string(first[row]) + ": the same kernel on the same input must add in the same order";
         if (first.empty()) first_right.push_back(why.empty());
         if (!why.empty() && wrong++ == 0)
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_text(schedule, blocks_reversed);
+      const std::string name = schedule_text(schedule, false);
       if (unwritten)
         run.findings.push_back({FindingKind::kResultNotWritten, name,
                                 first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
@@ -378,18 +339,6 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
 template <typename V, typename Kernel>
 EmulatedRun<V> emulate(Kernel kernel, const std::vector<V>& input, unsigned threads, std::size_t rows = 1) {
   return detail::emulate_in(kernel, input, threads, rows, {std::begin(kSchedules), std::end(kSchedules)}, nullptr);
-}
-
-// The same as a grid, <<<blocks, threads, shared_bytes>>>, with one result that starts at the
-// identity (as the chapters' launchers clear it), the blocks also last to first; the result is
-// checked within `depth` rounded additions (the chapter's depth()). `dynamic`: the array that
-// REDUCTION_EMULATOR_DYNAMIC_SHARED defined for the kernel's `extern __shared__` declaration.
-template <typename V, typename Kernel, std::size_t kCapacity>
-EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
-                            std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
-  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
-  const detail::GridLaunch grid{blocks, {dynamic, kCapacity, shared_bytes}, depth};
-  return detail::emulate_in(kernel, input, threads, 1, {std::begin(kSchedules), std::end(kSchedules)}, nullptr, &grid);
 }
 
 // Chapters 08 and 09: a reduction in one or more launches, as their launchers make them. The memory
@@ -434,7 +383,8 @@ struct PassesOptions {
 // Runs `passes` one after another on one fresh copy of the memory, in every order of the threads,
 // the blocks first to last and then last to first, and checks the answer for Op (Sum, Max, Min)
 // against the CPU reference within `options.depth` rounded additions. A launch ends with every block
-// done, so races, atomics and fences are checked within a launch. `dynamic`: as for emulate_grid().
+// done, so races, atomics and fences are checked within a launch. `dynamic`: the array that
+// REDUCTION_EMULATOR_DYNAMIC_SHARED defined for the kernels' `extern __shared__` declaration.
 template <typename Op = Sum, typename V, std::size_t kCapacity>
 EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pass<V>>& passes,
                               const PassesOptions& options, unsigned char (&dynamic)[kCapacity]) {
@@ -544,6 +494,20 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
   return run;
 }
 
+// One launch of a grid kernel, <<<blocks, threads, shared_bytes>>>, with one result that starts at
+// the identity (as the chapters' launchers clear it), checked within `depth` rounded additions (the
+// chapter's depth()), as emulate_passes() checks a launcher's launches.
+template <typename V, typename Kernel, std::size_t kCapacity>
+EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
+                            std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
+  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
+  PassesOptions options;
+  options.answer = Answer::kResultFromIdentity;
+  options.depth = depth;
+  const auto launch = [kernel](const PassMemory<V>& memory) { kernel(memory.input, memory.n, memory.result); };
+  return emulate_passes(input, {Pass<V>{blocks, threads, shared_bytes, launch}}, options, dynamic);
+}
+
 // The findings in words, one line each ("race: ..."), as the programs print them; empty if none.
 std::string findings_text(const std::vector<Finding>& findings);
 
@@ -617,14 +581,12 @@ struct WarpShuffle {
 };
 }  // namespace reduction::emulator::detail
 #define __syncwarp ::reduction::emulator::detail::WarpBarrier{__FILE__, __LINE__}
-#define __shfl_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kIndexed, __FILE__, __LINE__}
-#define __shfl_up_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kUp, __FILE__, __LINE__}
-#define __shfl_down_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kDown, __FILE__, __LINE__}
-#define __shfl_xor_sync \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kXor, __FILE__, __LINE__}
+#define REDUCTION_EMULATOR_SHUFFLE(kind) \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kind, __FILE__, __LINE__}
+#define __shfl_sync REDUCTION_EMULATOR_SHUFFLE(kIndexed)
+#define __shfl_up_sync REDUCTION_EMULATOR_SHUFFLE(kUp)
+#define __shfl_down_sync REDUCTION_EMULATOR_SHUFFLE(kDown)
+#define __shfl_xor_sync REDUCTION_EMULATOR_SHUFFLE(kXor)
 
 // CUDA's warpSize, and its min() and max(), which CUDA declares for every pair of arithmetic types
 // (the usual arithmetic conversions pick the type): what nvcc accepts the emulator must accept.
@@ -673,11 +635,17 @@ inline unsigned __float_as_uint(float x) {
   return bits;
 }
 
-// atomicAdd on an element of global or shared memory: one atomic access; returns the old value.
+// atomicAdd on an element of global or shared memory: one atomic access, then read, added to and
+// written with nothing in between (the fibers switch only inside the emulator's calls).
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  typename std::common_type<reduction::emulator::Checked<V>>::type value) {
-  return reduction::emulator::detail::atomic_add(address, value);
+  if (reduction::emulator::detail::running)
+    reduction::emulator::detail::atomic_access(address, &address->value, sizeof(V), address->level);
+  const reduction::emulator::Checked<V> old(address->value, address->level);  // the thread's own: no memory access
+  address->value = reduction::Sum{}(old.value, value.value);
+  address->level = std::max(old.level, value.level) + 1;
+  return old;
 }
 
 // atomicAdd on a 64-bit integer word (09's exact finish), one atomic access.

@@ -22,10 +22,8 @@ namespace reduction::emulator::testing {
 template <typename V>
 std::string verdict(const std::string& what, const EmulatedRun<V>& run) {
   if (run.findings.empty()) return "";
-  bool wrong_result = false, stopped = false;
-  for (const Finding& f : run.findings)
-    wrong_result = wrong_result || f.kind == FindingKind::kWrongValue || f.kind == FindingKind::kResultNotWritten;
-  for (const auto& results : run.results) stopped = stopped || results.empty();
+  const bool wrong_result = run.has(FindingKind::kWrongValue) || run.has(FindingKind::kResultNotWritten);
+  const bool stopped = std::any_of(run.results.begin(), run.results.end(), [](const auto& r) { return r.empty(); });
   std::string text = what + (wrong_result ? ": WRONG RESULT. "
                              : stopped    ? ": NO RESULT: the run stopped at what it found. "
                                           : ": every result was right, but the run found a hazard that a GPU may turn "
@@ -33,21 +31,16 @@ std::string verdict(const std::string& what, const EmulatedRun<V>& run) {
   // One sentence a kind of finding, the wrong result first, and in how many thread orders it came.
   std::vector<FindingKind> kinds;
   for (FindingKind first : {FindingKind::kWrongValue, FindingKind::kResultNotWritten, FindingKind::kEndlessLoop})
-    for (const Finding& f : run.findings)
-      if (f.kind == first && kinds.empty()) kinds.push_back(first);
+    if (kinds.empty() && run.has(first)) kinds.push_back(first);
   for (const Finding& f : run.findings)
     if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
   for (FindingKind kind : kinds) {
-    const Finding* first = nullptr;
-    std::size_t orders = 0;
-    for (const Finding& f : run.findings)
-      if (f.kind == kind) {
-        if (!first) first = &f;
-        ++orders;
-      }
-    text += "\n  - " + std::string(kind_name(kind)) + " (threads in the order: " + first->schedule +
+    const auto of_kind = [kind](const Finding& f) { return f.kind == kind; };
+    const Finding& first = *std::find_if(run.findings.begin(), run.findings.end(), of_kind);
+    const auto orders = std::count_if(run.findings.begin(), run.findings.end(), of_kind);
+    text += "\n  - " + std::string(kind_name(kind)) + " (threads in the order: " + first.schedule +
             (orders > 1 ? ", and " + std::to_string(orders - 1) + " more order(s)" : std::string()) +
-            "): " + first->message;
+            "): " + first.message;
   }
   return text;
 }

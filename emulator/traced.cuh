@@ -127,10 +127,8 @@ std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& in
   if (count > capacity)
     throw std::runtime_error("the recorded kernel made " + std::to_string(count) + " accesses, more than the " +
                              std::to_string(capacity) + " there is room for");
-  std::vector<traced::LoggedAccess> logged(count);
-  if (count)
-    CUDA_CHECK(
-        cudaMemcpy(logged.data(), accesses.data(), count * sizeof(traced::LoggedAccess), cudaMemcpyDeviceToHost));
+  std::vector<traced::LoggedAccess> logged = accesses.download();
+  logged.resize(count);
   std::sort(logged.begin(), logged.end(), [](const auto& a, const auto& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.order < b.order;
   });
