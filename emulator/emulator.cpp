@@ -55,7 +55,6 @@ std::string findings_text(const std::vector<Finding>& findings) {
 
 namespace detail {
 
-bool running = false;
 Dim3 thread_idx, block_idx, block_dim, grid_dim;
 
 std::string schedule_text(Schedule schedule, bool blocks_reversed) {
@@ -249,19 +248,17 @@ class Machine {
           bool blocks_reversed, DynamicShared dynamic)
       : threads_(threads), blocks_(blocks), schedule_(schedule), blocks_reversed_(blocks_reversed),
         buffers_(buffers), result_buffer_(result_buffer), poison_(poison), log_(log), dynamic_(dynamic),
-        fibers_(threads) {
+        fibers_(threads), stacks_(stacks_for(threads)) {
     std::tie(tls_begin_, tls_end_) = thread_local_block();
-    const StackRegion& stacks = stacks_for(threads);
-    region_ = stacks.base;
-    region_bytes_ = stacks.slots * stacks.slot_bytes;
-    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * stacks.slot_bytes + stacks.guard_bytes;
+    for (unsigned t = 0; t < threads; ++t)
+      fibers_[t].stack = stacks_.base + t * stacks_.slot_bytes + stacks_.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
 #if defined(REDUCTION_EMULATOR_ASAN)
     // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the next
     // run uses the same stacks.
-    ASAN_UNPOISON_MEMORY_REGION(region_, region_bytes_);
+    ASAN_UNPOISON_MEMORY_REGION(stacks_.base, stacks_.slots * stacks_.slot_bytes);
 #endif
   }
 
@@ -317,8 +314,7 @@ class Machine {
   std::unordered_map<std::uintptr_t, BlockTouches> block_touches_;  // global elements, over the run
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
-  char* region_ = nullptr;
-  std::size_t region_bytes_ = 0;
+  const StackRegion& stacks_;
 
   ucontext_t scheduler_;
   jmp_buf scheduler_jump_;  // where the scheduler resumed a fiber
@@ -339,7 +335,7 @@ class Machine {
   RunOutcome outcome_;
 };
 
-Machine* machine = nullptr;  // the one running
+Machine* machine = nullptr;  // the one running; null outside a run
 
 // The threads' order in one step, for the schedules that run each thread to its barrier.
 std::vector<unsigned> Machine::order() const {
@@ -535,8 +531,9 @@ bool Machine::resolve_warps() {
   return any;
 }
 
-// Lanes wait at a warp collective that cannot complete: a lane its mask names waits elsewhere or has
-// returned. On a GPU that hangs or gives undefined values; here the run stops and says where.
+// Where lanes still wait at a warp collective, it cannot complete: a lane its mask names waits
+// elsewhere or has returned. On a GPU that hangs or gives undefined values; here the run stops and
+// says where.
 void Machine::report_stuck_warp() {
   for (unsigned t = 0; t < threads_; ++t) {
     const Fiber& f = fibers_[t];
@@ -561,6 +558,7 @@ void Machine::report_stuck_warp() {
                " after " + std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ") + some_threads(here) +
                " wait at " + site(f.barrier_file, f.barrier_line) + "; " + elsewhere +
                ". Every lane a warp collective names must reach it (the run stops here)");
+    stopped_ = true;
     return;
   }
 }
@@ -595,13 +593,7 @@ void Machine::run_block(unsigned b) {
     // lanes reach lets them go on.
     do run_ready();
     while (!stopped_ && resolve_warps());
-    if (!stopped_)
-      for (const Fiber& f : fibers_)
-        if (f.wait == Wait::kWarpBarrier || f.wait == Wait::kShuffle) {
-          report_stuck_warp();
-          stopped_ = true;
-          break;
-        }
+    if (!stopped_) report_stuck_warp();
     if (stopped_) {
       outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
       return;
@@ -674,8 +666,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
                      bool atomic) {
   if (current_ < 0) return;  // the scheduler's own copies
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
-  const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
-  if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
+  const auto stacks = reinterpret_cast<std::uintptr_t>(stacks_.base);
+  if (address >= stacks && address < stacks + stacks_.slots * stacks_.slot_bytes) return;  // a thread's own variable
   if (++accesses_in_step_ > kMaxAccessesPerStep) {  // a loop with no barrier that never ends
     // The message is gone before the thread stops: a stopped thread's stack is never unwound.
     record(FindingKind::kEndlessLoop,
@@ -949,27 +941,27 @@ void Machine::report() {
 }  // namespace
 
 void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  machine->access(write, where, value, size, level);
+  if (machine) machine->access(write, where, value, size, level);
 }
 void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  machine->access(true, where, value, size, level, true);
+  if (machine) machine->access(true, where, value, size, level, true);
 }
 void sync_threads(const char* file, int line) {
-  if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
+  if (!machine) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->wait_at(Wait::kBlock, file, line);
   machine->yield();
 }
 void load_bytes(const void* where, std::size_t size) {
-  if (running) machine->load_bytes(where, size);
+  if (machine) machine->load_bytes(where, size);
 }
 void sync_warp(unsigned mask, const char* file, int line) {
-  if (!running) throw std::logic_error("__syncwarp() outside an emulated kernel");
+  if (!machine) throw std::logic_error("__syncwarp() outside an emulated kernel");
   machine->check_warp_call(Wait::kWarpBarrier, mask, file, line);
   machine->yield();
 }
 void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received, void (*copy)(void*, const void*),
              int lane_or_delta, int width, const char* file, int line) {
-  if (!running) throw std::logic_error("a shuffle outside an emulated kernel");
+  if (!machine) throw std::logic_error("a shuffle outside an emulated kernel");
   Fiber& f = machine->self();
   f.shuffle_kind = kind;
   f.value = value;
@@ -981,7 +973,7 @@ void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received,
   machine->yield();
 }
 void thread_fence() {
-  if (!running) return;
+  if (!machine) return;
   Fiber& f = machine->self();
   f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
   f.unfenced.clear();
@@ -993,9 +985,7 @@ RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, uns
                       DynamicShared dynamic) {
   Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log, blocks_reversed, dynamic);
   machine = &m;
-  running = true;
   RunOutcome outcome = m.run(kernel);
-  running = false;
   machine = nullptr;
   return outcome;
 }
