@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <new>
 #include <tuple>
 #include <stdexcept>
@@ -103,9 +104,9 @@ struct Fiber {
   // the warp barriers lane l had passed when this thread last synchronised with it.
   std::uint32_t clock[32] = {};
   // Global stores not yet fenced, and fenced ones not yet followed by an atomic; the atomic
-  // locations this thread has seen, with the atomic's number.
+  // locations this thread has seen, with the latest atomic's number on each.
   std::vector<std::uintptr_t> unfenced, fenced;
-  std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+  std::map<std::uintptr_t, std::uint64_t> seen;
 };
 
 // One thread's access to an element, and the thread's own warp clock at that moment.
@@ -617,13 +618,9 @@ void Machine::run_block(unsigned b) {
     if (sites.empty()) return;  // the block has finished
     if (sites.size() == 1 && returned.empty()) {  // every thread at the same barrier: it opens
       // What any thread of the block has seen of the atomics, every thread has seen after it.
-      std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+      std::map<std::uintptr_t, std::uint64_t> seen;
       for (const Fiber& f : fibers_)
-        for (const auto& [counter, number] : f.seen) {
-          auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == counter; });
-          if (it == seen.end()) seen.push_back({counter, number});
-          else it->second = std::max(it->second, number);
-        }
+        for (const auto& [counter, number] : f.seen) seen[counter] = std::max(seen[counter], number);
       for (Fiber& f : fibers_) {
         f.wait = Wait::kNone;
         if (!seen.empty()) f.seen = seen;
@@ -767,9 +764,7 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       ++atomics_;
       for (std::uintptr_t stored : f.fenced) released_[stored] = Release{address, atomics_, block_};
       f.fenced.clear();
-      auto it = std::find_if(f.seen.begin(), f.seen.end(), [&](const auto& s) { return s.first == address; });
-      if (it == f.seen.end()) f.seen.push_back({address, atomics_});
-      else it->second = atomics_;
+      f.seen[address] = atomics_;
     } else if (write) {
       f.unfenced.push_back(address);
     }
@@ -787,9 +782,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       const auto it = released_.find(address);
       if (write || it == released_.end() || it->second.block != unsigned(writer)) return false;
       const auto& seen = fibers_[unsigned(t)].seen;
-      return std::any_of(seen.begin(), seen.end(), [&](const auto& s) {
-        return s.first == it->second.counter && s.second > it->second.atomic;
-      });
+      const auto counter = seen.find(it->second.counter);
+      return counter != seen.end() && counter->second > it->second.atomic;
     };
     if (const int w = other_than(blocks.writers, b); w >= 0 && !published(w)) {  // another block's plain write
       other_block = w;
