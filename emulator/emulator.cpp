@@ -734,16 +734,17 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   const auto unordered_of = [&](const Touch(&slots)[2]) {  // the thread of an unordered one, or -1
     return unordered(slots[0]) ? slots[0].thread : unordered(slots[1]) ? slots[1].thread : -1;
   };
+  Event race = event;
   if (unordered(touches.writer)) {
-    event.other = touches.writer.thread;
-    event.other_wrote = true;
+    race.other = touches.writer.thread;
+    race.other_wrote = true;
   } else if (write && unordered_of(touches.readers) >= 0) {
-    event.other = unordered_of(touches.readers);
+    race.other = unordered_of(touches.readers);
   } else if (!atomic && unordered_of(touches.atomics) >= 0) {
-    event.other = unordered_of(touches.atomics);
-    event.other_atomic = true;
+    race.other = unordered_of(touches.atomics);
+    race.other_atomic = true;
   }
-  if (event.other >= 0) record(FindingKind::kRace, event);
+  if (race.other >= 0) record(FindingKind::kRace, race);
   const Touch me{t, fibers_[unsigned(t)].clock[unsigned(t) % kWarpSize]};
   const auto keep = [&](Touch(&slots)[2]) {  // the thread's latest access, in its own slot or a free one
     for (Touch& slot : slots)
@@ -775,8 +776,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   if (!shared && blocks_ > 1) {
     BlockTouches& blocks = block_touches_[address];
     const int b = int(block_);
-    int other_block = -1;
-    bool block_wrote = false, block_atomic = false;
+    Event cross = event;  // its `other` is a block
+    cross.other_is_block = true;
     // Another block's store that it published (Release) to a block this thread has seen the atomic of.
     const auto published = [&](int writer) {
       const auto it = released_.find(address);
@@ -786,23 +787,16 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       return counter != seen.end() && counter->second > it->second.atomic;
     };
     if (const int w = other_than(blocks.writers, b); w >= 0 && !published(w)) {  // another block's plain write
-      other_block = w;
-      block_wrote = true;
-      event.unreleased = !write;
+      cross.other = w;
+      cross.other_wrote = true;
+      cross.unreleased = !write;
     } else if (!atomic && other_than(blocks.atomics, b) >= 0) {  // a plain access after another block's atomic
-      other_block = other_than(blocks.atomics, b);
-      block_atomic = true;
+      cross.other = other_than(blocks.atomics, b);
+      cross.other_atomic = true;
     } else if (write && other_than(blocks.readers, b) >= 0) {  // a write or an atomic after another block's read
-      other_block = other_than(blocks.readers, b);
+      cross.other = other_than(blocks.readers, b);
     }
-    if (other_block >= 0) {
-      Event cross = event;
-      cross.other = other_block;
-      cross.other_wrote = block_wrote;
-      cross.other_atomic = block_atomic;
-      cross.other_is_block = true;
-      record(FindingKind::kRace, cross);
-    }
+    if (cross.other >= 0) record(FindingKind::kRace, cross);
     add_to(atomic ? blocks.atomics : write ? blocks.writers : blocks.readers, b);
   }
 
