@@ -702,20 +702,19 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       if (write) (*buffer->written)[std::size_t(index)] = true;
       else if (!(*buffer->written)[std::size_t(index)]) record(FindingKind::kUninitializedRead, event);
     }
-  }
-  const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
-  if (shared && address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
-      address + size > dynamic_begin + dynamic_.bytes) {
-    record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
-    return;
-  }
-  if (shared && !in_shared_memory(address)) {
-    // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say): the
-    // access would land in the emulator's own memory or another array. The thread stops, and the run.
-    record(FindingKind::kOutOfBounds, event);
-    stop_thread();
-  }
-  if (shared) {
+  } else {  // shared memory, or past its end
+    const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
+    if (address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
+        address + size > dynamic_begin + dynamic_.bytes) {
+      record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
+      return;
+    }
+    if (!in_shared_memory(address)) {
+      // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say):
+      // the access would land in the emulator's own memory or another array. The thread stops, and the run.
+      record(FindingKind::kOutOfBounds, event);
+      stop_thread();
+    }
     lowest_shared_ = std::min(lowest_shared_, address);
     if (write && !atomic) {
       shared_written_.insert(address);
