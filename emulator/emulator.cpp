@@ -88,7 +88,6 @@ enum class Wait { kNone, kBlock, kWarpBarrier, kShuffle };
 struct Fiber {
   ucontext_t context;  // its first entry
   jmp_buf jump;        // where it yielded
-  char* stack = nullptr;
   bool started = false, returned = false;
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
@@ -249,10 +248,8 @@ class Machine {
           bool blocks_reversed, DynamicShared dynamic)
       : threads_(threads), blocks_(blocks), schedule_(schedule), blocks_reversed_(blocks_reversed),
         buffers_(buffers), result_buffer_(result_buffer), poison_(poison), log_(log), dynamic_(dynamic),
-        fibers_(threads), stacks_(stacks_for(threads)) {
+        stacks_(stacks_for(threads)) {
     std::tie(tls_begin_, tls_end_) = thread_local_block();
-    for (unsigned t = 0; t < threads; ++t)
-      fibers_[t].stack = stacks_.base + t * stacks_.slot_bytes + stacks_.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
@@ -280,6 +277,7 @@ class Machine {
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
   void yield();
   Fiber& self() { return fibers_[unsigned(current_)]; }
+  char* stack_of(unsigned t) const { return stacks_.base + t * stacks_.slot_bytes + stacks_.guard_bytes; }
   // Stops the running thread for good, and with it the run: the scheduler never resumes it.
   [[noreturn]] void stop_thread() {
     stopped_ = true;
@@ -371,13 +369,13 @@ void Machine::resume(unsigned t) {
   if (first) {
     fiber.started = true;
     getcontext(&fiber.context);
-    fiber.context.uc_stack.ss_sp = fiber.stack;
+    fiber.context.uc_stack.ss_sp = stack_of(t);
     fiber.context.uc_stack.ss_size = kStackBytes;
     fiber.context.uc_link = nullptr;
     makecontext(&fiber.context, &Machine::fiber_main, 0);
   }
   void* fake_stack = nullptr;
-  start_switch(&fake_stack, fiber.stack, kStackBytes);
+  start_switch(&fake_stack, stack_of(t), kStackBytes);
 #if defined(REDUCTION_EMULATOR_ASAN)
   swapcontext(&scheduler_, &fiber.context);
 #else
@@ -572,13 +570,7 @@ void Machine::run_block(unsigned b) {
   // A block's dynamic shared memory holds whatever the previous block left, or anything: poison
   // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
   if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
-  for (Fiber& f : fibers_) {
-    f.started = f.returned = false;
-    f.wait = Wait::kNone;
-    f.unfenced.clear();
-    f.fenced.clear();
-    f.seen.clear();
-  }
+  fibers_.assign(threads_, Fiber{});  // not started, waiting at nothing, nothing stored, fenced or seen
   for (step_ = 0;; ++step_, ++run_step_) {
     for (Fiber& f : fibers_) std::fill(std::begin(f.clock), std::end(f.clock), 0u);  // a new step
     accesses_in_step_ = 0;
