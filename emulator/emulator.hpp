@@ -305,15 +305,12 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_text(schedule, false);
-      if (unwritten)
-        run.findings.push_back({FindingKind::kResultNotWritten, name,
-                                first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
-                                    " rows unwritten)"});
-      if (wrong)
-        run.findings.push_back({FindingKind::kWrongValue, name,
-                                first_wrong + " (" + std::to_string(wrong) + " of " + std::to_string(rows) +
-                                    " rows wrong)"});
+      const auto add_finding = [&](FindingKind kind, std::size_t count, const std::string& text, const char* what) {
+        const std::string of = std::to_string(count) + " of " + std::to_string(rows) + " rows " + what;
+        if (count) run.findings.push_back({kind, schedule_text(schedule, false), text + " (" + of + ")"});
+      };
+      add_finding(FindingKind::kResultNotWritten, unwritten, first_unwritten, "unwritten");
+      add_finding(FindingKind::kWrongValue, wrong, first_wrong, "wrong");
       if (first.empty()) first = values;
     }
     run.results.push_back(values);
