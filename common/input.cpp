@@ -211,19 +211,16 @@ class NpyHeaderParser {
     if (!accept_word("True") && !accept_word("False")) fail("expected True or False");
   }
 
-  // A dimension: decimal digits, refused as soon as they pass 64 bits.
+  // A dimension: decimal digits, within 64 bits.
   std::uint64_t dimension() {
     skip_space();
     const std::size_t start = pos_;
-    std::uint64_t value = 0;
-    for (; !at_end() && is_digit(text_[pos_]); ++pos_) {
-      const unsigned digit = static_cast<unsigned>(text_[pos_] - '0');
-      if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fail("a dimension too large for 64 bits");
-      value = value * 10 + digit;
-    }
+    while (!at_end() && is_digit(text_[pos_])) ++pos_;
     if (pos_ == start) fail("expected a dimension");
+    const auto value = parse_digits(text_.substr(start, pos_ - start));
+    if (!value) fail("a dimension too large for 64 bits");
     if (!at_end() && text_[pos_] == 'L') ++pos_;  // Python 2 wrote long integers as 3L
-    return value;
+    return *value;
   }
 
   // A tuple of dimensions: (), (3,), (2, 3) or (2, 3,). (3) is a number, not a tuple.

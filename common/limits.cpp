@@ -8,7 +8,6 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
-#include <vector>
 
 #include "limits.hpp"
 

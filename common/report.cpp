@@ -71,8 +71,7 @@ double column_of(const RunResult& run, const std::string& name) {
 }
 
 std::string format_value(const Json& v, DataType type) {
-  if (!v.is_number()) return v.dump();
-  if (type == DataType::Int) return v.dump();
+  if (!v.is_number() || type == DataType::Int) return v.dump();
   char buf[40];
   std::snprintf(buf, sizeof buf, type == DataType::Float ? "%.9g" : "%.17g", v.as_double());
   return buf;

@@ -96,8 +96,8 @@ struct BlockGpuTests {
     CHECK(run_kernel(x, 1).second[0] == ref.value);
   }
 
-  // The recording of the kernel on the GPU against its emulated run, for each n: the same steps, and
-  // the same counts as the program prints them.
+  // The recording of the kernel on the GPU against its emulated run, for each n: the same steps, line
+  // for line, and so the same counts (count() reads nothing else) as the program prints them.
   template <typename T>
   static void recording(const std::vector<std::size_t>& sizes) {
     const auto seed = reduction::testing::fresh_seed();
@@ -105,14 +105,8 @@ struct BlockGpuTests {
     for (std::size_t n : sizes) {
       INFO("n = " << n);
       const auto x = generate_input<T>(n, seed + n);
-      const unsigned threads = threads_for(n);
-      const Steps recorded = steps_of(record(Kernel::template of<Traced<T>>, x, threads)),
-                  emulated_steps = steps_of(emulated(x));
-      REQUIRE(steps_difference(recorded, emulated_steps) == "");
-      const auto from_recording = count(recorded, threads, sizeof(T)),
-                 from_emulator = count(emulated_steps, threads, sizeof(T));
-      REQUIRE(steps_json(from_recording).dump() == steps_json(from_emulator).dump());
-      REQUIRE(memory_json(from_recording).dump() == memory_json(from_emulator).dump());
+      const Steps recorded = steps_of(record(Kernel::template of<Traced<T>>, x, threads_for(n)));
+      REQUIRE(steps_difference(recorded, steps_of(emulated(x))) == "");
     }
   }
 };

@@ -66,10 +66,12 @@ inline std::string step_name(const Step& step) {
   return (load ? "load, stride " : "stride ") + std::to_string(step.stride);
 }
 
-// The counts of one step's lines. The threads of a warp that make the same access (the first
-// load, the second, or the store) make one request, whether they then add or copy.
-inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t element_bytes) {
-  StepCounts c;
+// The counts of one step's lines, with the name, stride and adds given. The threads of a warp that
+// make the same access (the first load, the second, or the store) make one request, whether they then
+// add or copy.
+inline StepCounts count_step(const std::vector<Operation>& lines, std::size_t element_bytes, std::string name = "",
+                             unsigned stride = 0, bool adds = false) {
+  StepCounts c{std::move(name), stride, adds};
   std::set<unsigned> warps;
   std::map<std::pair<int, unsigned>, std::set<std::size_t>> requests;  // (access, warp) -> its sectors
   auto access = [&](int which, unsigned warp, Array array, std::size_t element, bool write) {
@@ -115,16 +117,9 @@ inline BlockCounts count(const Steps& steps, unsigned threads, std::size_t eleme
     total.sectors += c.sectors;
     total.steps.push_back(std::move(c));
   };
-  for (const Step& step : steps.tree) {
-    StepCounts c = count_step(step.operations, element_bytes);
-    c.name = step_name(step);
-    c.stride = step.stride;
-    c.adds = true;
-    add(std::move(c));
-  }
-  StepCounts result = count_step(steps.results, element_bytes);
-  result.name = "result";
-  add(std::move(result));
+  for (const Step& step : steps.tree)
+    add(count_step(step.operations, element_bytes, step_name(step), step.stride, true));
+  add(count_step(steps.results, element_bytes, "result"));
   total.thread_slots = total.warp_steps * kWarpSize;
   if (total.thread_slots) total.efficiency = double(total.ops) / double(total.thread_slots);
   return total;

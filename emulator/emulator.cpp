@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <new>
 #include <tuple>
 #include <stdexcept>
@@ -55,7 +56,6 @@ std::string findings_text(const std::vector<Finding>& findings) {
 
 namespace detail {
 
-bool running = false;
 Dim3 thread_idx, block_idx, block_dim, grid_dim;
 
 std::string schedule_text(Schedule schedule, bool blocks_reversed) {
@@ -88,7 +88,6 @@ enum class Wait { kNone, kBlock, kWarpBarrier, kShuffle };
 struct Fiber {
   ucontext_t context;  // its first entry
   jmp_buf jump;        // where it yielded
-  char* stack = nullptr;
   bool started = false, returned = false;
   const char* barrier_file = nullptr;  // where it waits
   int barrier_line = 0;
@@ -104,9 +103,9 @@ struct Fiber {
   // the warp barriers lane l had passed when this thread last synchronised with it.
   std::uint32_t clock[32] = {};
   // Global stores not yet fenced, and fenced ones not yet followed by an atomic; the atomic
-  // locations this thread has seen, with the atomic's number.
+  // locations this thread has seen, with the latest atomic's number on each.
   std::vector<std::uintptr_t> unfenced, fenced;
-  std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+  std::map<std::uintptr_t, std::uint64_t> seen;
 };
 
 // One thread's access to an element, and the thread's own warp clock at that moment.
@@ -249,19 +248,15 @@ class Machine {
           bool blocks_reversed, DynamicShared dynamic)
       : threads_(threads), blocks_(blocks), schedule_(schedule), blocks_reversed_(blocks_reversed),
         buffers_(buffers), result_buffer_(result_buffer), poison_(poison), log_(log), dynamic_(dynamic),
-        fibers_(threads) {
+        stacks_(stacks_for(threads)) {
     std::tie(tls_begin_, tls_end_) = thread_local_block();
-    const StackRegion& stacks = stacks_for(threads);
-    region_ = stacks.base;
-    region_bytes_ = stacks.slots * stacks.slot_bytes;
-    for (unsigned t = 0; t < threads; ++t) fibers_[t].stack = region_ + t * stacks.slot_bytes + stacks.guard_bytes;
     outcome_.result_written.assign(buffers_[result_buffer_].count, false);
   }
   ~Machine() {
 #if defined(REDUCTION_EMULATOR_ASAN)
     // A run stopped at a divergent barrier leaves frames on the stacks, poisoned by ASan; the next
     // run uses the same stacks.
-    ASAN_UNPOISON_MEMORY_REGION(region_, region_bytes_);
+    ASAN_UNPOISON_MEMORY_REGION(stacks_.base, stacks_.slots * stacks_.slot_bytes);
 #endif
   }
 
@@ -282,6 +277,7 @@ class Machine {
   void check_warp_call(Wait wait, unsigned mask, const char* file, int line);
   void yield();
   Fiber& self() { return fibers_[unsigned(current_)]; }
+  char* stack_of(unsigned t) const { return stacks_.base + t * stacks_.slot_bytes + stacks_.guard_bytes; }
   // Stops the running thread for good, and with it the run: the scheduler never resumes it.
   [[noreturn]] void stop_thread() {
     stopped_ = true;
@@ -317,8 +313,7 @@ class Machine {
   std::unordered_map<std::uintptr_t, BlockTouches> block_touches_;  // global elements, over the run
   const std::function<void()>* kernel_ = nullptr;
   std::vector<Fiber> fibers_;
-  char* region_ = nullptr;
-  std::size_t region_bytes_ = 0;
+  const StackRegion& stacks_;
 
   ucontext_t scheduler_;
   jmp_buf scheduler_jump_;  // where the scheduler resumed a fiber
@@ -339,7 +334,7 @@ class Machine {
   RunOutcome outcome_;
 };
 
-Machine* machine = nullptr;  // the one running
+Machine* machine = nullptr;  // the one running; null outside a run
 
 // The threads' order in one step, for the schedules that run each thread to its barrier.
 std::vector<unsigned> Machine::order() const {
@@ -374,13 +369,13 @@ void Machine::resume(unsigned t) {
   if (first) {
     fiber.started = true;
     getcontext(&fiber.context);
-    fiber.context.uc_stack.ss_sp = fiber.stack;
+    fiber.context.uc_stack.ss_sp = stack_of(t);
     fiber.context.uc_stack.ss_size = kStackBytes;
     fiber.context.uc_link = nullptr;
     makecontext(&fiber.context, &Machine::fiber_main, 0);
   }
   void* fake_stack = nullptr;
-  start_switch(&fake_stack, fiber.stack, kStackBytes);
+  start_switch(&fake_stack, stack_of(t), kStackBytes);
 #if defined(REDUCTION_EMULATOR_ASAN)
   swapcontext(&scheduler_, &fiber.context);
 #else
@@ -535,8 +530,9 @@ bool Machine::resolve_warps() {
   return any;
 }
 
-// Lanes wait at a warp collective that cannot complete: a lane its mask names waits elsewhere or has
-// returned. On a GPU that hangs or gives undefined values; here the run stops and says where.
+// Where lanes still wait at a warp collective, it cannot complete: a lane its mask names waits
+// elsewhere or has returned. On a GPU that hangs or gives undefined values; here the run stops and
+// says where.
 void Machine::report_stuck_warp() {
   for (unsigned t = 0; t < threads_; ++t) {
     const Fiber& f = fibers_[t];
@@ -561,6 +557,7 @@ void Machine::report_stuck_warp() {
                " after " + std::to_string(step_) + (step_ == 1 ? " barrier: " : " barriers: ") + some_threads(here) +
                " wait at " + site(f.barrier_file, f.barrier_line) + "; " + elsewhere +
                ". Every lane a warp collective names must reach it (the run stops here)");
+    stopped_ = true;
     return;
   }
 }
@@ -573,13 +570,7 @@ void Machine::run_block(unsigned b) {
   // A block's dynamic shared memory holds whatever the previous block left, or anything: poison
   // (0xff bytes: a NaN for floating point) until a thread of this block writes it.
   if (dynamic_.begin) std::memset(dynamic_.begin, 0xff, dynamic_.capacity);
-  for (Fiber& f : fibers_) {
-    f.started = f.returned = false;
-    f.wait = Wait::kNone;
-    f.unfenced.clear();
-    f.fenced.clear();
-    f.seen.clear();
-  }
+  fibers_.assign(threads_, Fiber{});  // not started, waiting at nothing, nothing stored, fenced or seen
   for (step_ = 0;; ++step_, ++run_step_) {
     for (Fiber& f : fibers_) std::fill(std::begin(f.clock), std::end(f.clock), 0u);  // a new step
     accesses_in_step_ = 0;
@@ -595,13 +586,7 @@ void Machine::run_block(unsigned b) {
     // lanes reach lets them go on.
     do run_ready();
     while (!stopped_ && resolve_warps());
-    if (!stopped_)
-      for (const Fiber& f : fibers_)
-        if (f.wait == Wait::kWarpBarrier || f.wait == Wait::kShuffle) {
-          report_stuck_warp();
-          stopped_ = true;
-          break;
-        }
+    if (!stopped_) report_stuck_warp();
     if (stopped_) {
       outcome_.finished = false;  // the waiting fibers are left as they are: their stacks go with the machine
       return;
@@ -625,13 +610,9 @@ void Machine::run_block(unsigned b) {
     if (sites.empty()) return;  // the block has finished
     if (sites.size() == 1 && returned.empty()) {  // every thread at the same barrier: it opens
       // What any thread of the block has seen of the atomics, every thread has seen after it.
-      std::vector<std::pair<std::uintptr_t, std::uint64_t>> seen;
+      std::map<std::uintptr_t, std::uint64_t> seen;
       for (const Fiber& f : fibers_)
-        for (const auto& [counter, number] : f.seen) {
-          auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == counter; });
-          if (it == seen.end()) seen.push_back({counter, number});
-          else it->second = std::max(it->second, number);
-        }
+        for (const auto& [counter, number] : f.seen) seen[counter] = std::max(seen[counter], number);
       for (Fiber& f : fibers_) {
         f.wait = Wait::kNone;
         if (!seen.empty()) f.seen = seen;
@@ -674,8 +655,8 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
                      bool atomic) {
   if (current_ < 0) return;  // the scheduler's own copies
   const auto address = reinterpret_cast<std::uintptr_t>(where_ptr);
-  const auto stacks = reinterpret_cast<std::uintptr_t>(region_);
-  if (address >= stacks && address < stacks + region_bytes_) return;  // a thread's own variable
+  const auto stacks = reinterpret_cast<std::uintptr_t>(stacks_.base);
+  if (address >= stacks && address < stacks + stacks_.slots * stacks_.slot_bytes) return;  // a thread's own variable
   if (++accesses_in_step_ > kMaxAccessesPerStep) {  // a loop with no barrier that never ends
     // The message is gone before the thread stops: a stopped thread's stack is never unwound.
     record(FindingKind::kEndlessLoop,
@@ -713,20 +694,19 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       if (write) (*buffer->written)[std::size_t(index)] = true;
       else if (!(*buffer->written)[std::size_t(index)]) record(FindingKind::kUninitializedRead, event);
     }
-  }
-  const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
-  if (shared && address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
-      address + size > dynamic_begin + dynamic_.bytes) {
-    record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
-    return;
-  }
-  if (shared && !in_shared_memory(address)) {
-    // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say): the
-    // access would land in the emulator's own memory or another array. The thread stops, and the run.
-    record(FindingKind::kOutOfBounds, event);
-    stop_thread();
-  }
-  if (shared) {
+  } else {  // shared memory, or past its end
+    const auto dynamic_begin = reinterpret_cast<std::uintptr_t>(dynamic_.begin);
+    if (address >= dynamic_begin && address < dynamic_begin + dynamic_.capacity &&
+        address + size > dynamic_begin + dynamic_.bytes) {
+      record(FindingKind::kOutOfBounds, event);  // past the bytes of dynamic shared memory the launch gave
+      return;
+    }
+    if (!in_shared_memory(address)) {
+      // Neither a buffer, nor its guards, nor shared memory (past the end of a __shared__ array, say):
+      // the access would land in the emulator's own memory or another array. The thread stops, and the run.
+      record(FindingKind::kOutOfBounds, event);
+      stop_thread();
+    }
     lowest_shared_ = std::min(lowest_shared_, address);
     if (write && !atomic) {
       shared_written_.insert(address);
@@ -745,16 +725,17 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   const auto unordered_of = [&](const Touch(&slots)[2]) {  // the thread of an unordered one, or -1
     return unordered(slots[0]) ? slots[0].thread : unordered(slots[1]) ? slots[1].thread : -1;
   };
+  Event race = event;
   if (unordered(touches.writer)) {
-    event.other = touches.writer.thread;
-    event.other_wrote = true;
+    race.other = touches.writer.thread;
+    race.other_wrote = true;
   } else if (write && unordered_of(touches.readers) >= 0) {
-    event.other = unordered_of(touches.readers);
+    race.other = unordered_of(touches.readers);
   } else if (!atomic && unordered_of(touches.atomics) >= 0) {
-    event.other = unordered_of(touches.atomics);
-    event.other_atomic = true;
+    race.other = unordered_of(touches.atomics);
+    race.other_atomic = true;
   }
-  if (event.other >= 0) record(FindingKind::kRace, event);
+  if (race.other >= 0) record(FindingKind::kRace, race);
   const Touch me{t, fibers_[unsigned(t)].clock[unsigned(t) % kWarpSize]};
   const auto keep = [&](Touch(&slots)[2]) {  // the thread's latest access, in its own slot or a free one
     for (Touch& slot : slots)
@@ -775,9 +756,7 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
       ++atomics_;
       for (std::uintptr_t stored : f.fenced) released_[stored] = Release{address, atomics_, block_};
       f.fenced.clear();
-      auto it = std::find_if(f.seen.begin(), f.seen.end(), [&](const auto& s) { return s.first == address; });
-      if (it == f.seen.end()) f.seen.push_back({address, atomics_});
-      else it->second = atomics_;
+      f.seen[address] = atomics_;
     } else if (write) {
       f.unfenced.push_back(address);
     }
@@ -788,35 +767,27 @@ void Machine::access(bool write, const void* where_ptr, const void* value, std::
   if (!shared && blocks_ > 1) {
     BlockTouches& blocks = block_touches_[address];
     const int b = int(block_);
-    int other_block = -1;
-    bool block_wrote = false, block_atomic = false;
+    Event cross = event;  // its `other` is a block
+    cross.other_is_block = true;
     // Another block's store that it published (Release) to a block this thread has seen the atomic of.
     const auto published = [&](int writer) {
       const auto it = released_.find(address);
       if (write || it == released_.end() || it->second.block != unsigned(writer)) return false;
       const auto& seen = fibers_[unsigned(t)].seen;
-      return std::any_of(seen.begin(), seen.end(), [&](const auto& s) {
-        return s.first == it->second.counter && s.second > it->second.atomic;
-      });
+      const auto counter = seen.find(it->second.counter);
+      return counter != seen.end() && counter->second > it->second.atomic;
     };
     if (const int w = other_than(blocks.writers, b); w >= 0 && !published(w)) {  // another block's plain write
-      other_block = w;
-      block_wrote = true;
-      event.unreleased = !write;
+      cross.other = w;
+      cross.other_wrote = true;
+      cross.unreleased = !write;
     } else if (!atomic && other_than(blocks.atomics, b) >= 0) {  // a plain access after another block's atomic
-      other_block = other_than(blocks.atomics, b);
-      block_atomic = true;
+      cross.other = other_than(blocks.atomics, b);
+      cross.other_atomic = true;
     } else if (write && other_than(blocks.readers, b) >= 0) {  // a write or an atomic after another block's read
-      other_block = other_than(blocks.readers, b);
+      cross.other = other_than(blocks.readers, b);
     }
-    if (other_block >= 0) {
-      Event cross = event;
-      cross.other = other_block;
-      cross.other_wrote = block_wrote;
-      cross.other_atomic = block_atomic;
-      cross.other_is_block = true;
-      record(FindingKind::kRace, cross);
-    }
+    if (cross.other >= 0) record(FindingKind::kRace, cross);
     add_to(atomic ? blocks.atomics : write ? blocks.writers : blocks.readers, b);
   }
 
@@ -949,27 +920,27 @@ void Machine::report() {
 }  // namespace
 
 void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  machine->access(write, where, value, size, level);
+  if (machine) machine->access(write, where, value, size, level);
 }
 void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  machine->access(true, where, value, size, level, true);
+  if (machine) machine->access(true, where, value, size, level, true);
 }
 void sync_threads(const char* file, int line) {
-  if (!running) throw std::logic_error("__syncthreads() outside an emulated kernel");
+  if (!machine) throw std::logic_error("__syncthreads() outside an emulated kernel");
   machine->wait_at(Wait::kBlock, file, line);
   machine->yield();
 }
 void load_bytes(const void* where, std::size_t size) {
-  if (running) machine->load_bytes(where, size);
+  if (machine) machine->load_bytes(where, size);
 }
 void sync_warp(unsigned mask, const char* file, int line) {
-  if (!running) throw std::logic_error("__syncwarp() outside an emulated kernel");
+  if (!machine) throw std::logic_error("__syncwarp() outside an emulated kernel");
   machine->check_warp_call(Wait::kWarpBarrier, mask, file, line);
   machine->yield();
 }
 void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received, void (*copy)(void*, const void*),
              int lane_or_delta, int width, const char* file, int line) {
-  if (!running) throw std::logic_error("a shuffle outside an emulated kernel");
+  if (!machine) throw std::logic_error("a shuffle outside an emulated kernel");
   Fiber& f = machine->self();
   f.shuffle_kind = kind;
   f.value = value;
@@ -981,7 +952,7 @@ void shuffle(ShuffleKind kind, unsigned mask, const void* value, void* received,
   machine->yield();
 }
 void thread_fence() {
-  if (!running) return;
+  if (!machine) return;
   Fiber& f = machine->self();
   f.fenced.insert(f.fenced.end(), f.unfenced.begin(), f.unfenced.end());
   f.unfenced.clear();
@@ -993,9 +964,7 @@ RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, uns
                       DynamicShared dynamic) {
   Machine m(threads, blocks, schedule, buffers, result_buffer, poison, log, blocks_reversed, dynamic);
   machine = &m;
-  running = true;
   RunOutcome outcome = m.run(kernel);
-  running = false;
   machine = nullptr;
   return outcome;
 }

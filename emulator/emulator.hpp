@@ -111,19 +111,13 @@ RunOutcome run_kernel(const std::function<void()>& kernel, unsigned threads, uns
 // A schedule's name as the findings give it: the threads' order, and the blocks' if reversed.
 std::string schedule_text(Schedule schedule, bool blocks_reversed);
 
-// Called by Checked<V> before each of its loads and stores; does nothing outside a run. `value` is
-// what the access carries: for a load it is read after the checks, which may have put poison there.
-extern bool running;
+// These three do nothing outside a run. access(): called by Checked<V> before each of its loads and
+// stores; `value` is what the access carries: for a load it is read after the checks, which may
+// have put poison there. atomic_access(): called by atomicAdd before its read-add-write, one atomic
+// access, which races with no other. load_bytes(): a 16-byte vector load through __ldg, a load of
+// each element of its buffer that the bytes cover.
 void access(bool write, const void* where, const void* value, std::size_t size, std::uint32_t level);
-inline void load(const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  if (running) access(false, where, value, size, level);
-}
-inline void store(const void* where, const void* value, std::size_t size, std::uint32_t level) {
-  if (running) access(true, where, value, size, level);
-}
-// Called by atomicAdd before its read-add-write: one atomic access, which races with no other.
 void atomic_access(const void* where, const void* value, std::size_t size, std::uint32_t level);
-// A 16-byte vector load through __ldg: a load of each element of its buffer that the bytes cover.
 void load_bytes(const void* where, std::size_t size);
 
 // The shim's side: the running thread's indices, and the barrier.
@@ -180,18 +174,16 @@ struct Checked {
   Checked() = default;
   explicit Checked(V v, std::uint32_t depth = 0) : value(v), level(depth) {}
   Checked(const Checked& other) {
-    detail::load(&other, &other.value, sizeof(V), other.level);
+    detail::access(false, &other, &other.value, sizeof(V), other.level);
     value = other.value;
     level = other.level;
   }
   Checked(const volatile Checked& other) : Checked(const_cast<const Checked&>(other)) {}
   Checked& operator=(const Checked& other) {
-    detail::load(&other, &other.value, sizeof(V), other.level);
-    const V v = other.value;  // read before the store is reported: another thread may run between them
-    const std::uint32_t depth = other.level;
-    detail::store(this, &v, sizeof(V), depth);
-    value = v;
-    level = depth;
+    const Checked loaded(other);  // read before the store is reported: another thread may run between them
+    detail::access(true, this, &loaded.value, sizeof(V), loaded.level);
+    value = loaded.value;
+    level = loaded.level;
     return *this;
   }
   Checked& operator=(const volatile Checked& other) { return *this = Checked(other); }
@@ -209,7 +201,7 @@ struct Checked {
   template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
   Checked(U v) : value(static_cast<V>(v)), level(0) {}
   operator V() const {
-    detail::load(this, &value, sizeof(V), level);
+    detail::access(false, this, &value, sizeof(V), level);
     return value;
   }
   template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U>>>
@@ -229,14 +221,6 @@ template <typename V, typename U> struct reduction::Rebind<reduction::emulator::
   using type = reduction::emulator::Checked<U>;
 };
 namespace reduction::emulator {
-
-namespace detail {
-// What the runs pass as `poison`: an element about to be read that holds nothing gets the poison.
-template <typename V>
-void poison_element(void* element) {
-  static_cast<Checked<V>*>(element)->value = poison_value<V>();
-}
-}  // namespace detail
 
 // The outcome of emulate(): each schedule's results (one per row) and every finding.
 template <typename V>
@@ -258,6 +242,12 @@ struct EmulatedRun {
 };
 
 namespace detail {
+
+// What the runs pass as `poison`: an element about to be read that holds nothing gets the poison.
+template <typename V>
+void poison_element(void* element) {
+  static_cast<Checked<V>*>(element)->value = poison_value<V>();
+}
 
 // emulate() and record_accesses(): `kernel` on `input` in each of `schedules`; `accesses`, if not
 // null, receives the accesses of the first schedule's run.
@@ -315,15 +305,12 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
       }
-      const std::string name = schedule_text(schedule, false);
-      if (unwritten)
-        run.findings.push_back({FindingKind::kResultNotWritten, name,
-                                first_unwritten + " (" + std::to_string(unwritten) + " of " + std::to_string(rows) +
-                                    " rows unwritten)"});
-      if (wrong)
-        run.findings.push_back({FindingKind::kWrongValue, name,
-                                first_wrong + " (" + std::to_string(wrong) + " of " + std::to_string(rows) +
-                                    " rows wrong)"});
+      const auto add_finding = [&](FindingKind kind, std::size_t count, const std::string& text, const char* what) {
+        const std::string of = std::to_string(count) + " of " + std::to_string(rows) + " rows " + what;
+        if (count) run.findings.push_back({kind, schedule_text(schedule, false), text + " (" + of + ")"});
+      };
+      add_finding(FindingKind::kResultNotWritten, unwritten, first_unwritten, "unwritten");
+      add_finding(FindingKind::kWrongValue, wrong, first_wrong, "wrong");
       if (first.empty()) first = values;
     }
     run.results.push_back(values);
@@ -500,7 +487,6 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
 template <typename V, typename Kernel, std::size_t kCapacity>
 EmulatedRun<V> emulate_grid(Kernel kernel, const std::vector<V>& input, unsigned blocks, unsigned threads,
                             std::size_t shared_bytes, std::size_t depth, unsigned char (&dynamic)[kCapacity]) {
-  if (shared_bytes > kCapacity) throw std::length_error("emulate_grid: more dynamic shared memory than defined");
   PassesOptions options;
   options.answer = Answer::kResultFromIdentity;
   options.depth = depth;
@@ -559,8 +545,8 @@ RecordedRun record_accesses(Kernel kernel, const std::vector<V>& row, unsigned t
 #define __threadfence() ::reduction::emulator::detail::thread_fence()
 
 namespace reduction::emulator::detail {
-// __syncwarp(mask) and the shuffles, written as calls of these objects, so that each knows the
-// file and line of its call (the findings name it).
+// __syncwarp(mask), the shuffles and __ballot_sync, written as calls of these objects, so that each
+// knows the file and line of its call (the findings name it).
 struct WarpBarrier {
   const char* file;
   int line;
@@ -579,30 +565,6 @@ struct WarpShuffle {
     return received;
   }
 };
-}  // namespace reduction::emulator::detail
-#define __syncwarp ::reduction::emulator::detail::WarpBarrier{__FILE__, __LINE__}
-#define REDUCTION_EMULATOR_SHUFFLE(kind) \
-  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kind, __FILE__, __LINE__}
-#define __shfl_sync REDUCTION_EMULATOR_SHUFFLE(kIndexed)
-#define __shfl_up_sync REDUCTION_EMULATOR_SHUFFLE(kUp)
-#define __shfl_down_sync REDUCTION_EMULATOR_SHUFFLE(kDown)
-#define __shfl_xor_sync REDUCTION_EMULATOR_SHUFFLE(kXor)
-
-// CUDA's warpSize, and its min() and max(), which CUDA declares for every pair of arithmetic types
-// (the usual arithmetic conversions pick the type): what nvcc accepts the emulator must accept.
-inline constexpr int warpSize = 32;
-template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
-inline std::common_type_t<A, B> min(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  return C(b) < C(a) ? C(b) : C(a);
-}
-template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
-inline std::common_type_t<A, B> max(A a, B b) {
-  using C = std::common_type_t<A, B>;
-  return C(a) < C(b) ? C(b) : C(a);
-}
-
-namespace reduction::emulator::detail {
 // __ballot_sync(mask, predicate): every lane of the mask learns which lanes' predicates are true.
 // Here one indexed shuffle per lane of the mask (like a shuffle, it orders no memory access).
 struct WarpBallot {
@@ -620,7 +582,28 @@ struct WarpBallot {
   }
 };
 }  // namespace reduction::emulator::detail
+#define __syncwarp ::reduction::emulator::detail::WarpBarrier{__FILE__, __LINE__}
+#define REDUCTION_EMULATOR_SHUFFLE(kind) \
+  ::reduction::emulator::detail::WarpShuffle{::reduction::emulator::detail::ShuffleKind::kind, __FILE__, __LINE__}
+#define __shfl_sync REDUCTION_EMULATOR_SHUFFLE(kIndexed)
+#define __shfl_up_sync REDUCTION_EMULATOR_SHUFFLE(kUp)
+#define __shfl_down_sync REDUCTION_EMULATOR_SHUFFLE(kDown)
+#define __shfl_xor_sync REDUCTION_EMULATOR_SHUFFLE(kXor)
 #define __ballot_sync ::reduction::emulator::detail::WarpBallot{__FILE__, __LINE__}
+
+// CUDA's warpSize, and its min() and max(), which CUDA declares for every pair of arithmetic types
+// (the usual arithmetic conversions pick the type): what nvcc accepts the emulator must accept.
+inline constexpr int warpSize = 32;
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(b) < C(a) ? C(b) : C(a);
+}
+template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B>>>
+inline std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  return C(a) < C(b) ? C(b) : C(a);
+}
 
 // The bit intrinsics.
 inline int __ffs(int x) {
@@ -640,8 +623,7 @@ inline unsigned __float_as_uint(float x) {
 template <typename V>
 inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>* address,
                                                  typename std::common_type<reduction::emulator::Checked<V>>::type value) {
-  if (reduction::emulator::detail::running)
-    reduction::emulator::detail::atomic_access(address, &address->value, sizeof(V), address->level);
+  reduction::emulator::detail::atomic_access(address, &address->value, sizeof(V), address->level);
   const reduction::emulator::Checked<V> old(address->value, address->level);  // the thread's own: no memory access
   address->value = reduction::Sum{}(old.value, value.value);
   address->level = std::max(old.level, value.level) + 1;
@@ -650,8 +632,7 @@ inline reduction::emulator::Checked<V> atomicAdd(reduction::emulator::Checked<V>
 
 // atomicAdd on a 64-bit integer word (09's exact finish), one atomic access.
 inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long value) {
-  if (reduction::emulator::detail::running)
-    reduction::emulator::detail::atomic_access(address, address, sizeof *address, 0);
+  reduction::emulator::detail::atomic_access(address, address, sizeof *address, 0);
   const unsigned long long old = *address;
   *address = old + value;
   return old;
@@ -660,8 +641,7 @@ inline unsigned long long atomicAdd(unsigned long long* address, unsigned long l
 // atomicInc, as CUDA defines it: the old value back, the new one old + 1, or 0 where old reached
 // `limit`; one atomic access.
 inline unsigned atomicInc(unsigned* address, unsigned limit) {
-  if (reduction::emulator::detail::running)
-    reduction::emulator::detail::atomic_access(address, address, sizeof(unsigned), 0);
+  reduction::emulator::detail::atomic_access(address, address, sizeof(unsigned), 0);
   const unsigned old = *address;
   *address = old >= limit ? 0u : old + 1u;
   return old;
@@ -683,7 +663,7 @@ template <typename T> inline T __ldcs(const T* address) {
   return *address;
 }
 inline long long __ldcg(const long long* address) {  // a word of 09's exact finish: checked as a load
-  reduction::emulator::detail::load(address, address, sizeof *address, 0);
+  reduction::emulator::detail::access(false, address, address, sizeof *address, 0);
   return *address;
 }
 inline uint4 __ldg(const uint4* address) {

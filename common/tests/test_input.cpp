@@ -58,7 +58,6 @@ std::string refusal(const std::string& path, std::size_t max_elements = std::num
 
 const std::string one_int = bytes_of(std::vector<std::int32_t>{7});
 const std::string two_floats = bytes_of(std::vector<float>{1.5f, 2.5f});
-const std::string three_ints = bytes_of(std::vector<std::int32_t>{1, 2, 3});
 const std::string spaces(4900, ' ');
 }  // namespace
 
@@ -121,7 +120,7 @@ TEST_CASE("files load with their type: .npy as its dtype; text as int while ever
 
 TEST_CASE("bad files are refused with a reason that names the file", "[input]") {
   const std::string one = bytes_of(std::vector<float>{1.0f});
-  const std::string full = npy("<i4", "(3,)", three_ints);
+  const std::string full = npy("<i4", "(3,)", bytes_of(std::vector<std::int32_t>{1, 2, 3}));
   std::string many;  // the garbage after the limit is never reached: the count is what is refused
   for (int i = 0; i < 3000; ++i) many += "1 ";
   // (file, contents, a part of the reason, the most elements taken)
