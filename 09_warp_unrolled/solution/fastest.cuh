@@ -84,13 +84,12 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
     step = std::size_t(blockDim.x) * gridDim.x;
     end = vectors;
   }
-  const auto load = [vector](std::size_t at) { return vector[at]; };
   // Rounds of kLoadsInFlight loads, all issued before the first is added.
   std::size_t i = first;
   for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
     Vector v[kLoadsInFlight];
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = load(i + k * step);
+    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = vector[i + k * step];
 #pragma unroll
     for (int k = 0; k < kLoadsInFlight; ++k)
 #pragma unroll
@@ -104,7 +103,7 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
 #pragma unroll
       for (int k = 0; k < kLoadsInFlight - 1; ++k) {
         const std::size_t at = i + k * step;
-        v[k] = load(at < end ? at : i);
+        v[k] = vector[at < end ? at : i];
       }
 #pragma unroll
       for (int k = 0; k < kLoadsInFlight - 1; ++k) {
