@@ -26,8 +26,7 @@
 
 namespace ch09 {
 
-// The unit of one load: 16 bytes when kWide, else one element. The elements before the first
-// 16-byte boundary (the head) and after the last whole vector (the tail) go one by one.
+// The unit of one load: 16 bytes when kWide, else one element.
 template <typename T, bool kWide>
 struct Lanes {
   static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;
