@@ -17,9 +17,8 @@ std::size_t cub_depth(std::size_t n, int /*block*/) {
   constexpr std::size_t kTile = 4096, kPerThread = 16, kTree = 5 + 8;
   const std::size_t tiles = std::max<std::size_t>(1, (n + kTile - 1) / kTile);
   const std::size_t fewest_blocks = std::min<std::size_t>(tiles, ch08::multiprocessors());
-  const std::size_t most_blocks = tiles;
   const std::size_t first = (tiles + fewest_blocks - 1) / fewest_blocks * kPerThread + kTree;
-  const std::size_t second = (most_blocks + kTile - 1) / kTile * kPerThread + kTree;
+  const std::size_t second = (tiles + kTile - 1) / kTile * kPerThread + kTree;
   return first + second;
 }
 

@@ -20,11 +20,6 @@ T exact_sum(const std::vector<T>& values) {
   return ch09::exact_total(values.data(), values.size());
 }
 
-template <typename T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
 // Any finite value, of any exponent, subnormals included (the bits drawn at random).
 template <typename T>
 T any_finite(std::mt19937_64& random) {
@@ -81,7 +76,7 @@ TEST_CASE("exact_sum: floats of nearby sizes, against their exact sum in a doubl
     }
     const float expected = float(exact), got = exact_sum(values);
     INFO("trial " << trial << ", " << values.size() << " floats");
-    REQUIRE(same_bits(expected + 0.0f, got + 0.0f));
+    REQUIRE(reduction::testing::same_value(expected + 0.0f, got + 0.0f));
   }
 }
 
@@ -101,7 +96,7 @@ TEST_CASE("exact_sum: doubles that are integers times a power of two, against a 
     }
     const double expected = std::ldexp(double(total), e), got = exact_sum(values);
     INFO("trial " << trial << ", 2^" << e);
-    REQUIRE(same_bits(expected + 0.0, got + 0.0));
+    REQUIRE(reduction::testing::same_value(expected + 0.0, got + 0.0));
   }
 }
 
@@ -147,7 +142,7 @@ TEMPLATE_TEST_CASE("exact_sum: the same bits in every order", "[chapter09][exact
     const T first = exact_sum(values);
     for (int shuffle = 0; shuffle < 5; ++shuffle) {
       std::shuffle(values.begin(), values.end(), random);
-      REQUIRE(same_bits(first, exact_sum(values)));
+      REQUIRE(reduction::testing::same_value(first, exact_sum(values)));
     }
   }
 }

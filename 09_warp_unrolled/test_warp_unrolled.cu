@@ -36,9 +36,8 @@ T run_once(Launch&& launch, T answer = T(0)) {
 }
 
 template <typename T>
-T run_variant(const Variant<MultiBlockLaunch<T>>& v, const T* input, std::size_t n, int block, DeviceScratch& scratch,
-              T answer = T(0)) {
-  return run_once<T>([&](T* result) { v.launch(input, n, result, block, scratch, 0); }, answer);
+T run_variant(const Variant<MultiBlockLaunch<T>>& v, const T* input, std::size_t n, int block, DeviceScratch& scratch) {
+  return run_once<T>([&](T* result) { v.launch(input, n, result, block, scratch, 0); });
 }
 
 // Inputs for max and min too: integers in [-100, 100], floats shifted to [-0.5, 0.5).
@@ -296,9 +295,8 @@ auto tile_launch(const DeviceBuffer<T>& input, std::size_t n, DeviceScratch& scr
   using C = ch09::FastestChoice;
   const auto plan = ch09::fastest_plan<Sum, T>(n);
   REQUIRE(plan.tiles);
-  // A plan that ends in the words has no fold block: the fold's threads for its tiles, as for max.
-  const int fold_block =
-      plan.fold_block != 0 ? plan.fold_block : ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
+  // A sum's plan ends in the words and has no fold block: the fold's threads for its tiles, as for max.
+  const int fold_block = ch09::fold_threads<T>(unsigned(plan.grid), plan.block);
   return [&input, n, &scratch, plan, fold_block](T* result) {
     ch09::launch_fastest_tiles<Sum, T, C::kLoadsInFlight, kToWords>(input.data(), n, result, plan.block, plan.grid,
                                                                     plan.rounds, fold_block, scratch, 0);
@@ -469,8 +467,7 @@ TEMPLATE_TEST_CASE("float results are the same bits run after run", "[chapter09]
   }
 }
 
-// Run to run is not GPU to GPU: fastest's grid path sizes its grid from the multiprocessors. Here
-// the grid is forced to what GPUs of 16 to 144 multiprocessors would launch. reproducible chooses
+// fastest's grid path as GPUs of 16 to 144 multiprocessors would launch it; reproducible, which chooses
 // from n alone: the same bits on every run and, from 16 MiB, fastest's own (the same tile path).
 TEMPLATE_TEST_CASE("determinism: fastest's bits follow the GPU's size below 16 MiB, reproducible's do not",
                    "[chapter09]", float, double) {

@@ -26,8 +26,7 @@
 
 namespace ch09 {
 
-// The unit of one load: 16 bytes when kWide, else one element. The elements before the first
-// 16-byte boundary (the head) and after the last whole vector (the tail) go one by one.
+// The unit of one load: 16 bytes when kWide, else one element.
 template <typename T, bool kWide>
 struct Lanes {
   static constexpr int count = kWide ? 16 / int(sizeof(T)) : 1;
@@ -84,13 +83,12 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
     step = std::size_t(blockDim.x) * gridDim.x;
     end = vectors;
   }
-  const auto load = [vector](std::size_t at) { return vector[at]; };
   // Rounds of kLoadsInFlight loads, all issued before the first is added.
   std::size_t i = first;
   for (; i + (kLoadsInFlight - 1) * step < end; i += kLoadsInFlight * step) {
     Vector v[kLoadsInFlight];
 #pragma unroll
-    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = load(i + k * step);
+    for (int k = 0; k < kLoadsInFlight; ++k) v[k] = vector[i + k * step];
 #pragma unroll
     for (int k = 0; k < kLoadsInFlight; ++k)
 #pragma unroll
@@ -104,7 +102,7 @@ __device__ T wide_partial(const T* input, std::size_t n, std::size_t tile = 0) {
 #pragma unroll
       for (int k = 0; k < kLoadsInFlight - 1; ++k) {
         const std::size_t at = i + k * step;
-        v[k] = load(at < end ? at : i);
+        v[k] = vector[at < end ? at : i];
       }
 #pragma unroll
       for (int k = 0; k < kLoadsInFlight - 1; ++k) {

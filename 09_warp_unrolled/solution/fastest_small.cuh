@@ -215,11 +215,9 @@ constexpr int single_block_index(int threads) {
   return k;
 }
 
-template <typename T>
-using SingleBlockKernel = void (*)(const T*, std::size_t, T*);
-
 template <typename Op, typename T, int... k>
-constexpr std::array<SingleBlockKernel<T>, sizeof...(k)> single_block_kernels(std::integer_sequence<int, k...>) {
+constexpr std::array<void (*)(const T*, std::size_t, T*), sizeof...(k)> single_block_kernels(
+    std::integer_sequence<int, k...>) {
   return {&single_block_kernel<Op, T, (FastestChoice::kSingleBlockMin << k)>...};
 }
 

@@ -20,10 +20,8 @@ namespace ch09 {
 
 using reduction::DeviceScratch;
 
-// The steps a smaller block never takes disappear, and no loop counters and no tests of blockDim.x
-// are left in the tree. Any power of two from 1 to 1024 works: below 64 threads the guard
-// t < offset keeps every read inside the kBlock slots, and the warp barrier names only the lanes
-// that exist.
+// Any power of two from 1 to 1024 works: below 64 threads the guard t < offset keeps every read
+// inside the kBlock slots, and the warp barrier names only the lanes that exist.
 __host__ __device__ constexpr unsigned lanes_of(int threads) {
   return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
 }
@@ -67,11 +65,6 @@ int unrolled_grid(std::size_t n) {
   return ch08::grid_for(n, kBlock, ch08::resident_blocks(unrolled_kernel<kBlock, T>, kBlock, 0));
 }
 
-template <int kBlock, typename T>
-std::size_t unrolled_block_depth(std::size_t n, int /*block: kBlock*/) {
-  return ch08::two_pass_additions(n, kBlock, unrolled_grid<kBlock, T>(n), reduction::ceil_log2(kBlock));
-}
-
 // The run-time block size picks one of eleven instantiations, 2^0 to 2^10, from a table the
 // compiler builds from the exponents.
 constexpr int kUnrolledSizes = 11;
@@ -82,15 +75,14 @@ inline int unrolled_index(int block) {
 }
 
 template <typename T, int... k>
-constexpr std::array<std::size_t (*)(std::size_t, int), sizeof...(k)> unrolled_depths(
-    std::integer_sequence<int, k...>) {
-  return {&unrolled_block_depth<(1 << k), T>...};
+constexpr std::array<int (*)(std::size_t), sizeof...(k)> unrolled_grids(std::integer_sequence<int, k...>) {
+  return {&unrolled_grid<(1 << k), T>...};
 }
 
 template <typename T>
 std::size_t unrolled_depth(std::size_t n, int block) {
-  static constexpr auto table = unrolled_depths<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
-  return table[unrolled_index(block)](n, block);
+  static constexpr auto grids = unrolled_grids<T>(std::make_integer_sequence<int, kUnrolledSizes>{});
+  return ch08::two_pass_additions(n, block, grids[unrolled_index(block)](n), reduction::ceil_log2(std::size_t(block)));
 }
 
 #ifndef REDUCTION_EMULATOR  // the launchers need the CUDA runtime

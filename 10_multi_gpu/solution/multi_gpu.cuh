@@ -45,9 +45,8 @@ ncclDataType_t nccl_type() {
   else return ncclFloat64;
 }
 
-// Step 1, on each GPU: its shard to one partial sum in partial[0]. Each GPU has its own
-// DeviceScratch (fastest's block results, counter and sum words), so G launches at once share
-// nothing. An empty shard (n < G) still brings its partial, 0, to step 2: every GPU must join it.
+// Step 1, on each GPU: its shard to one partial sum in partial[0]. An empty shard (n < G) still
+// brings its partial, 0, to step 2: every GPU must join it.
 template <typename T>
 void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceScratch& scratch, cudaStream_t stream) {
   if (count == 0) {
@@ -57,9 +56,8 @@ void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceS
   ch09::launch_fastest<reduction::Sum, T>(shard, count, partial, kFastestBlockArgument, scratch, stream);
 }
 
-// Step 2 with NCCL, on every GPU together: the `count`-element vectors `partials` of all GPUs of
-// `comm` added element by element, the sums in `totals` on every GPU (an all-reduce). The sum
-// calls it with count = 1; the contrast, data-parallel training's all-reduce, with millions.
+// Step 2 with NCCL, on every GPU together: an all-reduce. The sum calls it with count = 1; the
+// contrast, data-parallel training's all-reduce, with millions.
 template <typename T>
 void launch_combine(const T* partials, T* totals, std::size_t count, ncclComm_t comm, cudaStream_t stream) {
   // EXERCISE: one NCCL call that adds the `count` elements of `partials` across every GPU of `comm`,
