@@ -261,7 +261,8 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
   // The first finished schedule's results: where they are right, every other schedule must give the
   // same bits (a kernel without a race adds in the same order whatever the order of its threads).
   std::vector<V> first;
-  std::vector<bool> first_right;
+  std::vector<bool> first_right(rows);  // false where that run left the row unwritten
+  std::string first_name;
   for (const Schedule schedule : schedules) {
     const Element poison(poison_value<V>());
     GuardedBuffer<Element> data(input.size(), guard, 0, poison), result(rows, guard, 0, poison);
@@ -298,9 +299,9 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
           why = "is not the sum of the row: its reference is " + std::to_string(ref.value) +
                 (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
         else if (!first.empty() && first_right[row] && std::memcmp(&values[row], &first[row], sizeof(V)) != 0)
-          why = "differs from schedule " + schedule_text(run.schedules.front(), false) + "'s " +
-                std::to_string(first[row]) + ": the same kernel on the same input must add in the same order";
-        if (first.empty()) first_right.push_back(why.empty());
+          why = "differs from schedule " + first_name + "'s " + std::to_string(first[row]) +
+                ": the same kernel on the same input must add in the same order";
+        if (first.empty()) first_right[row] = why.empty();
         if (!why.empty() && wrong++ == 0)
           first_wrong = "row " + std::to_string(row) + " of " + std::to_string(n) + " elements gave " +
                         std::to_string(values[row]) + ", which " + why;
@@ -311,7 +312,10 @@ EmulatedRun<V> emulate_in(Kernel kernel, const std::vector<V>& input, unsigned t
       };
       add_finding(FindingKind::kResultNotWritten, unwritten, first_unwritten, "unwritten");
       add_finding(FindingKind::kWrongValue, wrong, first_wrong, "wrong");
-      if (first.empty()) first = values;
+      if (first.empty()) {
+        first = values;
+        first_name = schedule_text(schedule, false);
+      }
     }
     run.results.push_back(values);
   }
@@ -384,6 +388,7 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
   EmulatedRun<V> run;
   bool have_first = false, first_right = false;
   V first{};
+  std::string first_name;
   for (std::size_t order = 0; order < 2 * std::size(kSchedules); ++order) {
     const Schedule schedule = kSchedules[order % std::size(kSchedules)];
     const bool blocks_reversed = order >= std::size(kSchedules);
@@ -454,8 +459,7 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       why = "is not the " + std::string(Op::name) + ": its reference is " + std::to_string(ref.value) +
             (ref.exact ? " (exact)" : " within " + std::to_string(double(tol)));
     else if (options.same_bits && have_first && first_right && std::memcmp(&value, &first, sizeof(V)) != 0)
-      why = "differs from schedule " + detail::schedule_text(run.schedules.front(), false) + "'s " +
-            std::to_string(first) +
+      why = "differs from schedule " + first_name + "'s " + std::to_string(first) +
             ": a fixed order of additions gives the same bits in any order of the threads and blocks";
     if (!why.empty())
       run.findings.push_back({FindingKind::kWrongValue, name,
@@ -475,6 +479,7 @@ EmulatedRun<V> emulate_passes(const std::vector<V>& input, const std::vector<Pas
       have_first = true;
       first_right = why.empty();
       first = value;
+      first_name = name;
     }
     run.results.push_back({value});
   }
