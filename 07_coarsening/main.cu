@@ -4,7 +4,7 @@
 //   07_coarsening [--coarse F | --kernel coarse1,...] [--n N] [--type T] [--block B] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
 
-#include <algorithm>
+#include <utility>
 #include <cstddef>
 #include <cstdio>
 #include <iostream>
@@ -152,6 +152,10 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;  // in the launchers' signature; this chapter's needs none
 
+  // The runs: each kernel is launched once on a poisoned result (NaN, or -1 for int) and checked,
+  // then timed (CUDA events, as chapter 03 writes them out: warm-up, median), every timed result
+  // checked too (common/gpu.cuh: run_reduction). The atomics add in a new order every run, so float
+  // results differ: run_spread says how far.
   const std::vector<RunResult>& runs = report.runs();
   std::size_t best = 0;  // the fastest run so far
   bool stopped = false;
@@ -161,37 +165,16 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
     const long double tol = tolerance(ref, depth);
     // The launcher clears the result (cudaMemsetAsync) and launches ceil(n / 2F block) blocks.
     auto launch = [&](cudaStream_t stream) { kernel.launch(copies.next(), n, result.data(), block, scratch, stream); };
-
-    // One launch on a poisoned result (NaN, or -1 for int); wait, so that a fault shows here; check.
-    result.poison();
-    launch(0);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const T first = result.download_one();
-    bool correct = matches(first, ref, tol);
-
-    // The timing (CUDA events, as chapter 03 writes them out): the median of --reps runs after --warmup,
-    // every result checked; the atomics add in a new order every run, so float results differ.
-    T lowest = first, highest = first;
-    auto poison = [&] { result.poison(); };
-    auto check = [&] {
-      const T value = result.download_one();
-      correct = correct && matches(value, ref, tol);
-      lowest = std::min(lowest, value);
-      highest = std::max(highest, value);
-    };
-    const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
-
-    const double gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
-    RunResult run{kernel.name, json_value(first), correct, times.median_ms, gbps, unchecked_reason(ref, tol, depth)};
-    run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
-    if (!ref.exact) {
-      run.extra.set("tolerance", static_cast<double>(tol));
-      run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
-    }
-    run.extra.set("blocks", ch07::block_count(n, block, factors[k]));
-    run.extra.set("registers", occupancy[k].registers_per_thread);
-    run.extra.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
-    report.add_run(run);
+    RunResult run = run_reduction<T>(kernel.name, launch, result, ref, tol, options, double(input_bytes), {}, depth);
+    Json columns = Json::object();
+    columns.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (!ref.exact) columns.set("tolerance", static_cast<double>(tol));
+    for (const auto& [key, value] : run.extra.items()) columns.set(key, value);  // run_spread, for floats
+    columns.set("blocks", ch07::block_count(n, block, factors[k]));
+    columns.set("registers", occupancy[k].registers_per_thread);
+    columns.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
+    run.extra = std::move(columns);
+    report.add_run(std::move(run));
 
     // The stop rule of the sweep: a factor more than kClearlySlower times slower than the best so
     // far ends it; past there, coarsening costs more than it saves.
