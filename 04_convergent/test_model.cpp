@@ -3,7 +3,6 @@
 // and the trace computed from it, held against the figures of the README. No GPU needed. In
 // exercise mode they run the student's kernel, and fail until it is written and right.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "emulator/block_testing.hpp"
