@@ -29,7 +29,7 @@ sb::BlockCounts counts(std::size_t n, std::size_t element_bytes = 4) {
 }
 template <typename T>
 sb::Trace<T> trace(const std::vector<T>& x) {
-  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch03::layout(0), false);
+  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch03::kLayout, false);
 }
 
 // The strides (doubling from 1) are checked on every emulated run, by kPattern.

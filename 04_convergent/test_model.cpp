@@ -25,7 +25,7 @@ sb::BlockCounts counts(std::size_t n, std::size_t element_bytes = 4) {
 }
 template <typename T>
 sb::Trace<T> trace(const std::vector<T>& x) {
-  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch04::layout(0), false);
+  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch04::kLayout, false);
 }
 
 // The strides (halving from the block size) are checked on every emulated run, by kPattern.
