@@ -5,12 +5,12 @@
 //   06_hierarchical [--n N] [--type int|float|double] [--block 32..1024] [--hot-l2] [--input FILE] [--json] [--list]
 #include <cuda_runtime.h>
 
-#include <utility>
 #include <cstddef>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/gpu.cuh"

@@ -4,12 +4,12 @@
 //   07_coarsening [--coarse F | --kernel coarse1,...] [--n N] [--type T] [--block B] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
 
-#include <utility>
 #include <cstddef>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis.cuh"  // the factors' table, and with a GPU their registers and resident blocks
