@@ -1,7 +1,6 @@
 // Chapter 08 program: the two-pass reduction. A grid sized from the device, a grid-stride loop,
 // and three ways to combine the block partials, each checked and timed against a copy ceiling
-// measured in the same run. Read it top to bottom: options, input, reference, analysis, GPU,
-// ceiling and upload, the runs, the report.
+// measured in the same run.
 //   08_two_pass [--kernel finish_cpu,finish_atomic,finish_kernel | --finish cpu|atomic|kernel|all]
 //               [--n N] [--type int|float|double] [--block 32..1024] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
