@@ -144,9 +144,8 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Device memory (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when it goes):
-  // the input, uploaded once (and copied, if it fits in L2, so that each run reads a copy that is
-  // not in L2 yet), and the one result every block adds into.
+  // Device memory: the input, uploaded once (and copied, if it fits in L2, so that each run reads a
+  // copy that is not in L2 yet), and the one result every block adds into.
   const DeviceBuffer<T> input(data);
   RotatingInput<T> copies(input.data(), n, device->l2_bytes, options.hot_l2);
   DeviceBuffer<T> result(1);

@@ -94,9 +94,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Allocation and upload (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when
-  // it goes). An input that fits in L2 would be timed from L2: unless --hot-l2 asks for that, it
-  // is copied until the copies do not fit, and each run reads the next copy.
+  // Allocation and upload. An input that fits in L2 would be timed from L2: unless --hot-l2 asks
+  // for that, it is copied until the copies do not fit, and each run reads the next copy.
   const DeviceBuffer<T> input(data);
   RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
   DeviceBuffer<T> result(1);
