@@ -1,9 +1,6 @@
-// Chapter 02: the reduction tree, as a model on the CPU.
-//
-// The sequential loop is one long chain. Because the operator is associative, the same n - 1
-// operations can be regrouped into a tree: at each level, all disjoint pairs combine at once, and
-// the number of values halves. The work stays n - 1; the steps drop from n to ceil(log2 n). That is
-// the parallelism every GPU chapter exploits, and this file measures it without a GPU.
+// Chapter 02: the reduction tree, as a model on the CPU. Because the operator is associative, the
+// n - 1 operations of the loop can be regrouped into a tree: at each level all disjoint pairs combine
+// at once, so the steps drop from n to ceil(log2 n) while the work stays n - 1.
 #pragma once
 
 #include <cstddef>
