@@ -50,11 +50,9 @@ int main(int argc, char** argv) {
                           t.median_ms, gigabytes_per_second(double(n) * sizeof(T), t.median_ms),
                           unchecked_reason(ref, tol, n ? n - 1 : 0)});
 
-          // The loop performs n operations: the first combines the identity with data[0].
-          const std::size_t ops = n;
           report.text() << "operator   " << Op::name << ", identity "
                         << format_value(json_value(Op::template identity<T>()), data_type_of<T>()) << "\nwork       "
-                        << ops << " operations (one per element, the first with the identity), in " << ops
+                        << n << " operations (one per element, the first with the identity), in " << n
                         << " dependent steps:\n           each needs the previous result, so one core does them one "
                            "after another.\n";
           // A product's bound also carries what gradual underflow may lose (common/reference.hpp).
@@ -71,7 +69,7 @@ int main(int argc, char** argv) {
                           : "\n           and the result is reported unchecked, for the reason given below")
                 << "\n";
           report.fields().set("op", Op::name);
-          report.fields().set("operations", ops);
+          report.fields().set("operations", n);
           report.fields().set("tolerance", static_cast<double>(tol));
           return report.finish();
         });

@@ -1,9 +1,6 @@
-// Chapter 01: the sequential reduction.
-//
-// One accumulator starts at the operator's identity and takes in the elements one after another:
-// n operations in a chain, each waiting for the one before it. Every later chapter computes the
-// same value; this loop is the baseline they are timed against, and its order of additions is the
-// one whose rounding chapter 02 compares with a tree's.
+// Chapter 01: the sequential reduction. One accumulator starts at the operator's identity and takes
+// in the elements one after another: n operations in a chain, each waiting for the one before it,
+// the baseline every later chapter is timed against.
 #pragma once
 
 #include <cstddef>

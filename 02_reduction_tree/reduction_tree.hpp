@@ -1,9 +1,6 @@
-// Chapter 02: the reduction tree, as a model on the CPU.
-//
-// The sequential loop is one long chain. Because the operator is associative, the same n - 1
-// operations can be regrouped into a tree: at each level, all disjoint pairs combine at once, and
-// the number of values halves. The work stays n - 1; the steps drop from n to ceil(log2 n). That is
-// the parallelism every GPU chapter exploits, and this file measures it without a GPU.
+// Chapter 02: the reduction tree, as a model on the CPU. Because the operator is associative, the
+// n - 1 operations of the loop can be regrouped into a tree: at each level all disjoint pairs combine
+// at once, so the steps drop from n to ceil(log2 n) while the work stays n - 1.
 #pragma once
 
 #include <cstddef>
@@ -32,34 +29,31 @@ inline TreeModel tree_model(std::size_t n) {
   return m;
 }
 
-// One level of the tree: element i of the result combines elements 2i and 2i+1; an odd element
-// out at the end passes through unchanged, to be paired at a later level.
-template <typename Op, typename T> std::vector<T> tree_level(const std::vector<T>& values, Op op = {}) {
-  std::vector<T> next((values.size() + 1) / 2);
-  for (std::size_t i = 0; i < values.size() / 2; ++i) next[i] = op(values[2 * i], values[2 * i + 1]);
-  if (values.size() % 2) next.back() = values.back();
-  return next;
+// One level of the tree, in place: element i becomes the combination of elements 2i and 2i+1; an
+// odd element out at the end passes through unchanged, to be paired at a later level.
+template <typename Op, typename T> void tree_level(std::vector<T>& values, Op op = {}) {
+  const std::size_t pairs = values.size() / 2, odd = values.size() % 2;
+  for (std::size_t i = 0; i < pairs; ++i) values[i] = op(values[2 * i], values[2 * i + 1]);
+  if (odd) values[pairs] = values.back();
+  values.resize(pairs + odd);
 }
 
 // Every level from the inputs to the root: levels.front() is the input, levels.back() the result.
-template <typename Op, typename T> std::vector<std::vector<T>> tree_levels(const std::vector<T>& values, Op op = {}) {
+template <typename Op, typename T> std::vector<std::vector<T>> tree_levels(std::vector<T> values, Op op = {}) {
   std::vector<std::vector<T>> levels{values};
-  while (levels.back().size() > 1) levels.push_back(tree_level(levels.back(), op));
+  while (values.size() > 1) {
+    tree_level(values, op);
+    levels.push_back(values);
+  }
   return levels;
 }
 
-// The tree's result, computed level by level in place. Each element passes through at most
-// ceil(log2 n) operations, so a float sum's rounding error is bounded by gamma(ceil(log2 n)) sum|x|
-// instead of the sequential loop's gamma(n - 1) sum|x|.
+// The tree's result. Each element passes through at most ceil(log2 n) operations, so a float sum's
+// rounding error is bounded by gamma(ceil(log2 n)) sum|x| instead of the sequential loop's
+// gamma(n - 1) sum|x|.
 template <typename Op, typename T> T tree_reduce(std::vector<T> values, Op op = {}) {
   if (values.empty()) return Op::template identity<T>();
-  std::size_t count = values.size();
-  while (count > 1) {
-    const std::size_t pairs = count / 2;
-    for (std::size_t i = 0; i < pairs; ++i) values[i] = op(values[2 * i], values[2 * i + 1]);
-    if (count % 2) values[pairs] = values[count - 1];
-    count = pairs + count % 2;
-  }
+  while (values.size() > 1) tree_level(values, op);
   return values[0];
 }
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 #include "emulator/analysis.hpp"
 
@@ -14,11 +13,7 @@ namespace ch03 {
 namespace sb = reduction::single_block;
 
 // Who owns what, the first line of the trace.
-inline std::string layout(unsigned /*threads*/) { return "thread t owns data[2t]"; }
-
-// When a thread adds, as the table's heading says it.
-constexpr const char* kActivityPredicate =
-    "thread t adds in the step of `stride` if t % stride == 0 and its partner 2t + stride < n";
+constexpr const char* kLayout = "thread t owns data[2t]";
 
 // What the tests hold the kernel to: thread t adds into element 2t, the strides double from 1.
 constexpr sb::Pattern kPattern{"chapter 03", 2, true};
@@ -40,9 +35,11 @@ inline sb::ClosedForm text_closed_form(std::size_t n) {
   return form;
 }
 
-// What the program prints beside the counts: the table of thread slots and the text's closed form.
-inline sb::KernelNotes notes(std::size_t n) {
-  return {layout(sb::threads_for(n)), kActivityPredicate, text_closed_form, {}, {}};
+// What the program prints beside the counts: the table of thread slots, headed by when a thread
+// adds, and the text's closed form.
+inline sb::KernelNotes notes() {
+  return {kLayout, "thread t adds in the step of `stride` if t % stride == 0 and its partner 2t + stride < n",
+          text_closed_form, {}, {}};
 }
 
 }  // namespace ch03

@@ -78,14 +78,13 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // emulator, and the trace for --trace, recorded on the GPU where there is one (sb::analyse).
   std::function<std::vector<sb::Access>()> record_on_gpu;
   if (device) record_on_gpu = [&] { return record(&ch03::simple_kernel<Traced<T>>, row0, threads); };
-  const std::size_t steps = sb::analyse(report, row0, rows, ch03::notes(n), trace, record_on_gpu);
+  const std::size_t steps = sb::analyse(report, row0, rows, ch03::notes(), trace, record_on_gpu);
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
   std::cerr << info.name << ": the kernel in simple_kernel.cuh is not implemented yet\n";
 #endif
 
   // Device memory: the input as uploaded, the copy the kernel reduces in place, a result per row.
-  // CUDA_CHECK turns a failed call into its text, file and line on stderr, and exit status 3.
   const std::size_t bytes = data.size() * sizeof(T), result_bytes = rows * sizeof(T);
   if (auto why = device_room(2 * bytes + result_bytes)) throw InputError(*why);
   T *d_input = nullptr, *d_data = nullptr, *d_result = nullptr;
@@ -94,9 +93,8 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   CUDA_CHECK(cudaMalloc(&d_result, result_bytes));
   CUDA_CHECK(cudaMemcpy(d_input, data.data(), bytes, cudaMemcpyHostToDevice));
 
-  // One launch, checked: one block per row. A launch returns nothing; a bad configuration (too many
-  // threads, say) is reported by cudaGetLastError, an error inside the kernel by the next call that
-  // waits for it: cudaDeviceSynchronize waits until the kernel is done.
+  // One launch, checked: one block per row; cudaGetLastError for the launch, cudaDeviceSynchronize
+  // for what happened inside the kernel (README.md, "The launch").
   const dim3 grid(static_cast<unsigned>(rows)), block(threads);
   auto restore = [&] {
     CUDA_CHECK(cudaMemcpy(d_data, d_input, bytes, cudaMemcpyDeviceToDevice));  // a fresh input: the kernel overwrote it
@@ -109,9 +107,8 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   T first;
   CUDA_CHECK(cudaMemcpy(&first, d_result, sizeof(T), cudaMemcpyDeviceToHost));
 
-  // The timing: CUDA events are stamped by the GPU as the stream reaches them, so the time between
-  // two is the kernel's alone. --warmup untimed launches, then the median of --reps timed ones,
-  // the input restored before each (outside the timed region) and row 0's result checked after it.
+  // The timing (README.md, "The timing"): --warmup untimed launches, then the median of --reps
+  // timed ones, the input restored before each (outside the timed region), row 0's result checked.
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));

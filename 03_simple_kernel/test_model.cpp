@@ -1,11 +1,9 @@
 // CPU tests of chapter 03's analysis: what the simple kernel's threads do, from the kernel's own
 // source run on the CPU emulator (emulated.cpp), and the execution-resource and memory counts and
-// the trace computed from it, held against the figures of the README. No GPU needed. In exercise
-// mode they run the student's kernel, and fail until it is written and right.
+// the trace computed from it, held against the figures of the README.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,7 +28,7 @@ sb::BlockCounts counts(std::size_t n, std::size_t element_bytes = 4) {
 }
 template <typename T>
 sb::Trace<T> trace(const std::vector<T>& x) {
-  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch03::layout(0), false);
+  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch03::kLayout, false);
 }
 
 // The strides (doubling from 1) are checked on every emulated run, by kPattern.

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 
 #include "emulator/analysis.hpp"
 
@@ -12,11 +11,7 @@ namespace ch04 {
 namespace sb = reduction::single_block;
 
 // Who owns what, the first line of the trace.
-inline std::string layout(unsigned /*threads*/) { return "thread t owns data[t]"; }
-
-// When a thread adds, as the table's heading says it.
-constexpr const char* kActivityPredicate =
-    "thread t adds in the step of `stride` if t < stride and its partner t + stride < n";
+constexpr const char* kLayout = "thread t owns data[t]";
 
 // What the tests hold the kernel to: thread t adds into element t, the strides halve from the block size.
 constexpr sb::Pattern kPattern{"chapter 04", 1, false};
@@ -34,9 +29,11 @@ inline sb::ClosedForm text_closed_form(std::size_t n) {
   return form;
 }
 
-// What the program prints beside the counts: the table of thread slots and the text's closed form.
-inline sb::KernelNotes notes(std::size_t n) {
-  return {layout(sb::threads_for(n)), kActivityPredicate, text_closed_form, {}, {}};
+// What the program prints beside the counts: the table of thread slots, headed by when a thread
+// adds, and the text's closed form.
+inline sb::KernelNotes notes() {
+  return {kLayout, "thread t adds in the step of `stride` if t < stride and its partner t + stride < n",
+          text_closed_form, {}, {}};
 }
 
 }  // namespace ch04

@@ -77,7 +77,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   // emulator, and the trace for --trace, recorded on the GPU where there is one (sb::analyse).
   std::function<std::vector<sb::Access>()> record_on_gpu;
   if (device) record_on_gpu = [&] { return record(&ch04::convergent_kernel<Traced<T>>, row0, threads); };
-  const std::size_t steps = sb::analyse(report, row0, rows, ch04::notes(n), trace, record_on_gpu);
+  const std::size_t steps = sb::analyse(report, row0, rows, ch04::notes(), trace, record_on_gpu);
   if (!device) return report.finish_without_gpu(no_gpu);
 #ifdef REDUCTION_EXERCISE_UNFINISHED
   std::cerr << info.name << ": the kernel in convergent.cuh is not implemented yet\n";

@@ -1,9 +1,7 @@
 // CPU tests of chapter 04's analysis: what the convergent kernel's threads do, from the kernel's
 // own source run on the CPU emulator (emulated.cpp), and the execution-resource and memory counts
-// and the trace computed from it, held against the figures of the README. No GPU needed. In
-// exercise mode they run the student's kernel, and fail until it is written and right.
+// and the trace computed from it, held against the figures of the README.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "emulator/block_testing.hpp"
@@ -26,7 +24,7 @@ sb::BlockCounts counts(std::size_t n, std::size_t element_bytes = 4) {
 }
 template <typename T>
 sb::Trace<T> trace(const std::vector<T>& x) {
-  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch04::layout(0), false);
+  return sb::trace_from(sb::steps_of(emulated(x)), x, sb::threads_for(x.size()), ch04::kLayout, false);
 }
 
 // The strides (halving from the block size) are checked on every emulated run, by kPattern.

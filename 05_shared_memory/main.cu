@@ -84,8 +84,7 @@ int reduce(const std::vector<T>& data, const std::string& source, const ChapterI
   std::cerr << info.name << ": the kernel in shared_memory.cuh is not implemented yet\n";
 #endif
 
-  // Device memory (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when it goes):
-  // the input, which the kernel only reads, and a result per row.
+  // Device memory: the input, which the kernel only reads, and a result per row.
   const std::size_t bytes = data.size() * sizeof(T);
   if (auto why = device_room(bytes + rows * sizeof(T))) throw InputError(*why);
   const DeviceBuffer<T> input(data);

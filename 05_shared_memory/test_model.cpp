@@ -1,7 +1,6 @@
 // CPU tests of chapter 05's analysis: what the shared-memory kernel's threads do, from the kernel's
 // own source run on the CPU emulator (emulated.cpp), and the global-memory counts and the trace
-// computed from it, held against the figures of the README. No GPU needed. In exercise mode they
-// run the student's kernel, and fail until it is written and right.
+// computed from it, held against the figures of the README.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -51,10 +51,8 @@ void describe_factors(std::ostream& out, const std::vector<int>& factors, std::s
            "(column tolerance).\n";
 }
 
-// What limits how many blocks of a kernel a multiprocessor holds at once, this chapter's lesson:
-// the thread limit is one bound; the registers each thread needs (the compiler decides: nvcc
-// -Xptxas -v prints them) and the shared memory of a block are others, and the occupancy
-// calculator weighs them all.
+// What the occupancy calculator weighs for a kernel (besides the thread limit and shared memory),
+// and what it answers: the registers the compiler gave it (nvcc -Xptxas -v prints them too).
 struct Occupancy {
   int registers_per_thread = 0;
   int blocks_per_multiprocessor = 0;
@@ -76,9 +74,8 @@ Occupancy occupancy_for(int factor, int block, std::integer_sequence<int, kFacto
   return o;
 }
 
-// How many blocks run at once, per factor: the compiler gives a larger factor's unrolled loop more
-// registers, and past 32 registers a thread, fewer blocks of 256 threads fit. Returns each
-// factor's occupancy, in the order of `factors`.
+// How many blocks run at once, per factor (README.md says why a larger factor may fit fewer).
+// Returns each factor's occupancy, in the order of `factors`.
 template <typename T>
 std::vector<Occupancy> describe_occupancy(std::ostream& out, const reduction::DeviceInfo& device,
                                                      const std::vector<int>& factors, std::size_t n, int block) {

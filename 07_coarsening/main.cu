@@ -4,12 +4,12 @@
 //   07_coarsening [--coarse F | --kernel coarse1,...] [--n N] [--type T] [--block B] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis.cuh"  // the factors' table, and with a GPU their registers and resident blocks
@@ -76,27 +76,25 @@ int main(int argc, char** argv) {
   });
   if (auto status = cli.parse(argc, argv)) return *status;
 
-  // Without a GPU the random input is not made (512 MiB by default): the analysis needs only its
-  // reference, made a piece at a time. A file is still read and checked, so that its errors are the
-  // same on every machine.
-  if (options.input.empty() && !probe_gpu().usable)
-    return run_guarded(info.name, [&] {
-      return dispatch_type(options.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const int status =
-            sum_input(std::vector<T>(), options.n, "random, seed " + std::to_string(options.seed), info, options);
-        if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
-        return status;
-      });
-    });
   // The input: --n random elements of --type, or the file of --input. run_guarded turns a failure
-  // into its exit status: 2 for bad input, 3 for a CUDA error.
+  // into its exit status: 2 for bad input, 3 for a CUDA error. Without a GPU the random input is not
+  // made (512 MiB by default): the analysis needs only its reference, made a piece at a time. A file
+  // is still read and checked, so that its errors are the same on every machine.
   return run_guarded(info.name, [&] {
-    return with_input(info, options, [&](const auto& data, const std::string& source) {
-      const int status = sum_input(data, data.size(), source, info, options);
-      if (ch07::unfinished) std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
-      return status;
-    });
+    int status = 0;
+    if (options.input.empty() && !probe_gpu().usable)
+      status = dispatch_type(options.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return sum_input(std::vector<T>(), options.n, "random, seed " + std::to_string(options.seed), info, options);
+      });
+    else
+      status = with_input(info, options, [&](const auto& data, const std::string& source) {
+        return sum_input(data, data.size(), source, info, options);
+      });
+#ifdef REDUCTION_EXERCISE_UNFINISHED
+    std::cerr << info.name << ": the kernel in coarsening.cuh is not implemented yet\n";
+#endif
+    return status;
   });
 }
 
@@ -148,14 +146,17 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Device memory (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when it goes):
-  // the input, uploaded once (and copied, if it fits in L2, so that each run reads a copy that is
-  // not in L2 yet), and the one result every block adds into.
+  // Device memory: the input, uploaded once (and copied, if it fits in L2, so that each run reads a
+  // copy that is not in L2 yet), and the one result every block adds into.
   const DeviceBuffer<T> input(data);
   RotatingInput<T> copies(input.data(), n, device->l2_bytes, options.hot_l2);
   DeviceBuffer<T> result(1);
   DeviceScratch scratch;  // in the launchers' signature; this chapter's needs none
 
+  // The runs: each kernel is launched once on a poisoned result (NaN, or -1 for int) and checked,
+  // then timed (CUDA events, as chapter 03 writes them out: warm-up, median), every timed result
+  // checked too (common/gpu.cuh: run_reduction). The atomics add in a new order every run, so float
+  // results differ: run_spread says how far.
   const std::vector<RunResult>& runs = report.runs();
   std::size_t best = 0;  // the fastest run so far
   bool stopped = false;
@@ -165,37 +166,16 @@ int sum_input(const std::vector<T>& data, std::size_t n, const std::string& sour
     const long double tol = tolerance(ref, depth);
     // The launcher clears the result (cudaMemsetAsync) and launches ceil(n / 2F block) blocks.
     auto launch = [&](cudaStream_t stream) { kernel.launch(copies.next(), n, result.data(), block, scratch, stream); };
-
-    // One launch on a poisoned result (NaN, or -1 for int); wait, so that a fault shows here; check.
-    result.poison();
-    launch(0);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const T first = result.download_one();
-    bool correct = matches(first, ref, tol);
-
-    // The timing (CUDA events, as chapter 03 writes them out): the median of --reps runs after --warmup,
-    // every result checked; the atomics add in a new order every run, so float results differ.
-    T lowest = first, highest = first;
-    auto poison = [&] { result.poison(); };
-    auto check = [&] {
-      const T value = result.download_one();
-      correct = correct && matches(value, ref, tol);
-      lowest = std::min(lowest, value);
-      highest = std::max(highest, value);
-    };
-    const TimingStats times = time_gpu(options.warmup, options.reps, launch, poison, check);
-
-    const double gbps = gigabytes_per_second(double(input_bytes), times.median_ms);
-    RunResult run{kernel.name, json_value(first), correct, times.median_ms, gbps, unchecked_reason(ref, tol, depth)};
-    run.extra.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
-    if (!ref.exact) {
-      run.extra.set("tolerance", static_cast<double>(tol));
-      run.extra.set("run_spread", static_cast<double>(highest) - static_cast<double>(lowest));
-    }
-    run.extra.set("blocks", ch07::block_count(n, block, factors[k]));
-    run.extra.set("registers", occupancy[k].registers_per_thread);
-    run.extra.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
-    report.add_run(run);
+    RunResult run = run_reduction<T>(kernel.name, launch, result, ref, tol, options, double(input_bytes), {}, depth);
+    Json columns = Json::object();
+    columns.set("pct_of_copy", ceilings.copy_gbps > 0 ? Json(100 * run.gbps / ceilings.copy_gbps) : Json());
+    if (!ref.exact) columns.set("tolerance", static_cast<double>(tol));
+    for (const auto& [key, value] : run.extra.items()) columns.set(key, value);  // run_spread, for floats
+    columns.set("blocks", ch07::block_count(n, block, factors[k]));
+    columns.set("registers", occupancy[k].registers_per_thread);
+    columns.set("blocks_per_sm", occupancy[k].blocks_per_multiprocessor);
+    run.extra = std::move(columns);
+    report.add_run(std::move(run));
 
     // The stop rule of the sweep: a factor more than kClearlySlower times slower than the best so
     // far ends it; past there, coarsening costs more than it saves.

@@ -56,11 +56,4 @@ inline std::size_t largest_index_computed(std::size_t n, std::size_t grid_thread
   return n + std::min(first + grid_threads - 1, round - 1);
 }
 
-// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by two_pass.cuh's exercise version, until the student deletes it
-constexpr bool unfinished = true;
-#else
-constexpr bool unfinished = false;
-#endif
-
 }  // namespace ch08

@@ -1,7 +1,6 @@
 // Chapter 08 program: the two-pass reduction. A grid sized from the device, a grid-stride loop,
 // and three ways to combine the block partials, each checked and timed against a copy ceiling
-// measured in the same run. Read it top to bottom: options, input, reference, analysis, GPU,
-// ceiling and upload, the runs, the report.
+// measured in the same run.
 //   08_two_pass [--kernel finish_cpu,finish_atomic,finish_kernel | --finish cpu|atomic|kernel|all]
 //               [--n N] [--type int|float|double] [--block 32..1024] [--hot-l2] [--input FILE] [--json]
 #include <cuda_runtime.h>
@@ -95,9 +94,8 @@ int reduce(const std::vector<T>& data, std::size_t n, const Options& options, Re
   if (ceilings.copy_bytes > 0)
     ceilings.copy_gbps = measure_copy_ceiling_gbps(ceilings.copy_bytes, options.warmup, options.reps);
 
-  // Allocation and upload (DeviceBuffer: cudaMalloc, with cudaMemcpy to upload, and cudaFree when
-  // it goes). An input that fits in L2 would be timed from L2: unless --hot-l2 asks for that, it
-  // is copied until the copies do not fit, and each run reads the next copy.
+  // Allocation and upload. An input that fits in L2 would be timed from L2: unless --hot-l2 asks
+  // for that, it is copied until the copies do not fit, and each run reads the next copy.
   const DeviceBuffer<T> input(data);
   RotatingInput<T> rotating(input.data(), n, device->l2_bytes, options.hot_l2);
   DeviceBuffer<T> result(1);
@@ -167,7 +165,9 @@ int main(int argc, char** argv) {
     report.set_input(data_type_of<T>(), n, source);
     const int status = reduce(data, n, options, report);
     // Said after the report, so never beside the one line of a bad input.
-    if (ch08::unfinished) std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+#ifdef REDUCTION_EXERCISE_UNFINISHED
+    std::cerr << info.name << ": built with the exercise kernels, which are not all written yet\n";
+#endif
     return status;
   };
   // Without a GPU the random input is not made (512 MiB by default): the analysis needs only its

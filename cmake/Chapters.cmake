@@ -192,6 +192,7 @@ function(reduction_add_tests chapter kind)
   set_tests_properties(${tests} PROPERTIES LABELS "${labels}")
   if(emulated GREATER 0)
     set_property(TEST ${chapter}.cpu_tests APPEND PROPERTY LABELS emulator)
+    target_link_libraries(${target} PRIVATE reduction_emulator)
   endif()
   # A kernel that never ends is the emulator's finding (endless_loop), but a loop with no memory
   # access in it is not: a time limit too, well above the slowest run on a busy laptop.

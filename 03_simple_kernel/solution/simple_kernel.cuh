@@ -5,12 +5,6 @@
 // places further on (its neighbour's partial sum) to the one it owns. The stride doubles, 1, 2, 4,
 // ..., and the active threads thin out: in each step only the threads whose index is a multiple of
 // the stride. A barrier ends every step, because the next step reads what other threads wrote.
-//
-// What is slow (chapter 04 fixes it): the active threads are spread over the whole block. Long
-// after most threads have stopped, every warp still has one busy thread and so occupies all 32 of
-// its lanes; and neighbouring threads touch addresses 2 * stride elements apart, so each load or
-// store of a warp touches more 32-byte memory sectors than its data fills: at most half of the
-// bytes fetched are used.
 #pragma once
 
 #include <cstddef>

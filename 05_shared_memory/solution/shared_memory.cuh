@@ -6,8 +6,6 @@
 // adds them on the way in (that is the first step of chapter 04's tree) and keeps the sum in shared
 // memory, the SM's own on-chip memory, where the other steps run. Global memory is read once,
 // element by element, and written once, with the result; the input is left as it was.
-//
-// What is still wrong (chapter 06 fixes it): one block, so at most 2048 elements, on one SM.
 #pragma once
 
 #include <cstddef>

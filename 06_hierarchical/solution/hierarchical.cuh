@@ -85,11 +85,4 @@ void launch(const T* input, std::size_t n, T* result, int block, reduction::Devi
 
 #endif  // REDUCTION_EMULATOR
 
-// Whether the chapter is built from exercise kernels that are still TODOs: its program says so.
-#ifdef REDUCTION_EXERCISE_UNFINISHED  // defined by the exercise versions, until the student deletes it
-constexpr bool unfinished = true;
-#else
-constexpr bool unfinished = false;
-#endif
-
 }  // namespace ch06
