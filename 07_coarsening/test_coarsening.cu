@@ -10,6 +10,7 @@
 #include "common/gpu.cuh"
 #include "common/program.hpp"
 #include "common/reference.hpp"
+#include "common/testing/huge.cuh"
 #include "common/testing/testing.hpp"
 
 using namespace reduction;
@@ -33,31 +34,6 @@ void check_factors(const DeviceBuffer<T>& input, const Reference<T>& ref, const 
     }
 }
 
-// generate_input<std::int32_t>'s numbers, made on the GPU by the same function, so that an input
-// of 16 GiB needs neither host memory nor an upload.
-__global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = random_element<std::int32_t>(seed, i, Distribution::Default);
-}
-
-// reference_sum() of those numbers, each made again on the host instead of stored: the low 32 bits
-// of their 64-bit sum, as the GPU's wrapping adds leave them.
-Reference<std::int32_t> streamed_int_reference(std::size_t n, std::uint64_t seed) {
-  std::vector<std::uint64_t> partial(cpu_workers(n), 0);
-  parallel_chunks(n, unsigned(partial.size()), [&](std::size_t begin, std::size_t end, unsigned w) {
-    for (std::size_t i = begin; i < end; ++i)
-      partial[w] += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
-  });
-  std::uint64_t sum = 0;
-  for (auto p : partial) sum += p;
-  Reference<std::int32_t> ref;
-  ref.value = static_cast<std::int32_t>(static_cast<std::uint32_t>(sum));
-  ref.precise = ref.value;
-  ref.exact = true;
-  return ref;
-}
-
 }  // namespace
 
 // Every --block the program takes.
@@ -76,25 +52,12 @@ TEMPLATE_TEST_CASE("coarsening: every factor at sizes that cut the last segment 
 }
 
 TEST_CASE("coarsening: every factor on 2^32 + 3 ints, past where int and unsigned indices wrap", "[chapter07][huge]") {
-  const std::size_t n = (std::size_t(1) << 32) + 3;  // 16 GiB
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (n * sizeof(std::int32_t) + (std::size_t(512) << 20) > free_bytes) {
-    WARN("skipped: 2^32 + 3 ints need 16 GiB of device memory and 512 MiB beside them; "
-         << free_bytes / double(1 << 30) << " GiB are free");
-    return;
-  }
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  DeviceBuffer<std::int32_t> input(n);
-  fill_random_ints<<<1024, 256>>>(input.data(), n, seed);
-  CUDA_CHECK_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  // The fill made the numbers the reference makes, on both sides of 2^32.
-  for (std::size_t i : {std::size_t(0), (std::size_t(1) << 32) - 1, std::size_t(1) << 32, n - 1})
-    REQUIRE(input.download_one(i) == random_element<std::int32_t>(seed, i, Distribution::Default));
+  const DeviceBuffer<std::int32_t> input = testing::huge_random_ints(seed);
+  if (!input.size()) return;
   // The smallest block makes the most blocks (the largest blockIdx.x), the largest the longest segment.
-  check_factors(input, streamed_int_reference(n, seed), {32, 1024});
+  check_factors(input, testing::wrapped_reference(testing::streamed_int_sum(seed)), {32, 1024});
 }
 
 TEST_CASE("coarsening: the registry follows the factors", "[chapter07]") {

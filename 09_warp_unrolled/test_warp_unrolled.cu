@@ -17,6 +17,7 @@
 #include "common/gpu.cuh"
 #include "common/program.hpp"
 #include "common/reference.hpp"
+#include "common/testing/huge.cuh"
 #include "common/testing/testing.hpp"
 #include "exact_cases.hpp"
 #include "harness.cuh"
@@ -61,25 +62,6 @@ void check_twice(const Launch& launch, const Reference<T>& ref, std::size_t dept
   const T first = run_once<T>(launch, ref.value);
   CHECK_MATCHES(first, ref, tolerance(ref, depth));
   CHECK(same_bits(first, run_once<T>(launch, ref.value)));
-}
-
-// generate_input<int>'s elements, made on the GPU: 16 GiB needs no host memory.
-__global__ void fill_random_ints(std::int32_t* out, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = random_element<std::int32_t>(seed, i, Distribution::Default);
-}
-
-// Their sum modulo 2^64, each element generated again on the host instead of stored.
-std::uint64_t streamed_int_sum(std::size_t n, std::uint64_t seed) {
-  std::vector<std::uint64_t> partial(cpu_workers(n), 0);
-  parallel_chunks(n, unsigned(partial.size()), [&](std::size_t first, std::size_t last, unsigned w) {
-    for (std::size_t i = first; i < last; ++i)
-      partial[w] += std::uint64_t(std::int64_t(random_element<std::int32_t>(seed, i, Distribution::Default)));
-  });
-  std::uint64_t sum = 0;
-  for (const auto p : partial) sum += p;
-  return sum;
 }
 
 // Every variant of `Op` on `data` from element `offset` on, at `block`: right, and (floats) the
@@ -559,23 +541,15 @@ TEST_CASE("the unrolled dispatch takes exactly the powers of two from 1 to 1024"
 }
 
 TEST_CASE("every variant on 2^32 + 3 ints, past where a 32-bit index wraps; max and min too", "[chapter09][huge]") {
-  const std::size_t n = (std::size_t(1) << 32) + 3;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (n * sizeof(std::int32_t) + (std::size_t(512) << 20) > free_bytes) {
-    WARN("skipped: 2^32 + 3 ints need 16 GiB of device memory, " << free_bytes / double(1 << 30) << " GiB are free");
-    SUCCEED();  // Catch2 v2 has no SKIP
-    return;
-  }
   const auto seed = testing::fresh_seed();
   INFO("seed " << seed);
-  DeviceBuffer<std::int32_t> input(n);
-  fill_random_ints<<<1024, 256>>>(input.data(), n, seed);
-  CUDA_CHECK_LAUNCH();
+  DeviceBuffer<std::int32_t> input = testing::huge_random_ints(seed);
+  if (!input.size()) return;
+  const std::size_t n = input.size();
   // The one maximum (the last element) and the one minimum (at 2^32 + 1), both past 2^32 and at
   // different places (the elements are in [-100, 100]): only a kernel that reaches them finds them.
   // The sum takes them in place of the elements they replace.
-  std::uint64_t sum = streamed_int_sum(n, seed);
+  std::uint64_t sum = testing::streamed_int_sum(seed);
   for (const auto& [i, value] :
        {std::pair<std::size_t, std::int32_t>{n - 1, 1000}, {(std::size_t(1) << 32) + 1, -1000}}) {
     CUDA_CHECK(cudaMemcpy(input.data() + i, &value, sizeof value, cudaMemcpyHostToDevice));
