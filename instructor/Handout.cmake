@@ -53,28 +53,21 @@ endforeach()
 # steps without it) and the bug zoo.
 set(_handout_left_out "^benchmark/experiments\\.cu$|^instructor/zoo/")
 
-# A README listing between `<!-- answer -->` and `<!-- end answer -->` becomes a note.
+# A README listing between `<!-- answer -->` and `<!-- end answer -->` becomes a note. The markers
+# are first made characters that no README holds, which a regular expression can match up to.
 function(_handout_without_answers from to)
-  file(READ ${from} rest)
-  set(text "")
-  while(TRUE)
-    string(FIND "${rest}" "<!-- answer -->" begin)
-    if(begin EQUAL -1)
-      break()
-    endif()
-    string(SUBSTRING "${rest}" 0 ${begin} before)
-    string(APPEND text "${before}")
-    string(SUBSTRING "${rest}" ${begin} -1 rest)
-    string(FIND "${rest}" "<!-- end answer -->" end)
-    if(end EQUAL -1)
-      message(FATAL_ERROR "${from}: `<!-- answer -->` without `<!-- end answer -->`")
-    endif()
-    math(EXPR end "${end} + 19")  # the length of `<!-- end answer -->`
-    string(SUBSTRING "${rest}" ${end} -1 rest)
-    string(APPEND text "*(A listing of the code you write in the exercises stood here: it is left out of the handout. "
-                       "Write yours at the `TODO`s in `solution/`.)*")
-  endwhile()
-  string(APPEND text "${rest}")
+  file(READ ${from} text)
+  string(ASCII 1 begin)
+  string(ASCII 2 end)
+  string(REPLACE "<!-- answer -->" "${begin}" text "${text}")
+  string(REPLACE "<!-- end answer -->" "${end}" text "${text}")
+  string(CONCAT note "*(A listing of the code you write in the exercises stood here: it is left out of the handout. "
+                     "Write yours at the `TODO`s in `solution/`.)*")
+  string(REGEX REPLACE "${begin}[^${end}]*${end}" "${note}" text "${text}")
+  if(text MATCHES "${begin}")
+    message(FATAL_ERROR "${from}: `<!-- answer -->` without `<!-- end answer -->`")
+  endif()
+  string(REPLACE "${end}" "<!-- end answer -->" text "${text}")  # one without its `<!-- answer -->` stays
   file(WRITE ${to} "${text}")
 endfunction()
 
