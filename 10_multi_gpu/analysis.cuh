@@ -68,7 +68,7 @@ inline std::string describe_gpus(const std::vector<std::string>& names, int gpus
 // One GPU alone on its shard, as its process measured it (gathered to rank 0 as bytes).
 struct AloneRun {
   double time_ms = 0, gbps = 0, result = 0;
-  int correct = 0, device = 0;
+  int correct = 0;
   std::size_t count = 0;
 };
 
