@@ -4,13 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -411,22 +409,12 @@ TEST_CASE("fastest on several streams and host threads at once", "[chapter09]") 
     for (int round = 0; round < kRounds; ++round)
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j]->launch(round, streams[j]);
   });
-  twice(std::to_string(kThreads) + " host threads", [&] {
-    std::vector<std::exception_ptr> failures(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        try {  // thread t: jobs t, t + kThreads, ...
-          for (int round = 0; round < kRounds; ++round)
-            for (std::size_t j = t; j < jobs.size(); j += kThreads) jobs[j]->launch(round, streams[j]);
-          for (std::size_t j = t; j < jobs.size(); j += kThreads) CUDA_CHECK(cudaStreamSynchronize(streams[j]));
-        } catch (...) {
-          failures[t] = std::current_exception();
-        }
-      });
-    for (auto& thread : threads) thread.join();
-    for (auto& failure : failures)
-      if (failure) std::rethrow_exception(failure);
+  twice(std::to_string(kThreads) + " host threads", [&] {  // a failure on any thread is rethrown here
+    parallel_chunks(kThreads, kThreads, [&](std::size_t, std::size_t, unsigned t) {  // jobs t, t + kThreads, ...
+      for (int round = 0; round < kRounds; ++round)
+        for (std::size_t j = t; j < jobs.size(); j += kThreads) jobs[j]->launch(round, streams[j]);
+      for (std::size_t j = t; j < jobs.size(); j += kThreads) CUDA_CHECK(cudaStreamSynchronize(streams[j]));
+    });
   });
   for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
 }
