@@ -27,7 +27,7 @@ namespace {
 struct Team {
   std::vector<ncclComm_t> comms;
   std::vector<cudaStream_t> streams;
-  std::vector<std::unique_ptr<DeviceBuffer<unsigned long long>>> mailboxes;
+  std::vector<DeviceBuffer<unsigned long long>> mailboxes;
   std::vector<ch10::PeerMailboxes> boxes;  // none where a pair of GPUs has no peer access
 
   explicit Team(int gpus) : comms(gpus), streams(gpus) {
@@ -46,12 +46,11 @@ struct Team {
         else CUDA_CHECK(e);
         reachable = reachable && can;
       }
-      mailboxes.push_back(std::make_unique<DeviceBuffer<unsigned long long>>(
-          std::vector<unsigned long long>(ch10::mailbox_words(gpus), 0)));
+      mailboxes.emplace_back(std::vector<unsigned long long>(ch10::mailbox_words(gpus), 0));
     }
     for (int g = 0; g < gpus && reachable; ++g) {
       boxes.push_back({{}, gpus, g});
-      for (int j = 0; j < gpus; ++j) boxes[g].of[j] = mailboxes[j]->data();
+      for (int j = 0; j < gpus; ++j) boxes[g].of[j] = mailboxes[j].data();
     }
   }
   ~Team() {
@@ -60,7 +59,7 @@ struct Team {
       cudaStreamSynchronize(streams[g]);
       cudaStreamDestroy(streams[g]);
       ncclCommDestroy(comms[g]);
-      mailboxes[g].reset();
+      mailboxes[g] = DeviceBuffer<unsigned long long>();  // freed with its GPU current
     }
     cudaSetDevice(0);
   }
