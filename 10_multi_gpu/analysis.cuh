@@ -27,7 +27,7 @@ namespace ch10 {
 // The most rounded additions an element of a shard of `count` elements meets: fastest's, then step 2's.
 template <typename T>
 std::size_t sharded_sum_depth(std::size_t count, int gpus) {
-  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
+  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, 0) : 0;
   return on_gpu + combine_depth(gpus);
 }
 
