@@ -148,13 +148,12 @@ void check_fastest_knobs() {
       for (int waves : {1, 4}) {
         INFO("seed " << seed + n << ", n " << n << ", block " << block << ", waves " << waves << ", wide " << kWide
                      << ", loads " << kLoads << ", one pass " << kOnePass << ", chunked " << kChunked);
+        const int grid = ch09::fastest_grid<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves);
         const T r = run_once<T>([&](T* result) {
-          ch09::launch_fastest_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(input.data(), n, result, block, waves,
+          ch09::launch_fastest_grid<Sum, T, kWide, kLoads, kOnePass, kChunked>(input.data(), n, result, block, grid,
                                                                                scratch, 0);
         });
-        CHECK_MATCHES(
-            r, ref,
-            tolerance(ref, ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves)));
+        CHECK_MATCHES(r, ref, tolerance(ref, ch09::grid_path_depth<T, kWide>(n, block, grid)));
       }
   }
 }
