@@ -111,6 +111,7 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t wanted = std::min<std::size_t>(8 * l2_bytes, std::size_t(2) << 30);
     vectors = std::min(wanted, free_bytes / 2) / sizeof(uint4);
+    if (vectors == 0) return ceiling;
     own = DeviceBuffer<uint4>(vectors);
     CUDA_CHECK(cudaMemset(own.data(), 1, vectors * sizeof(uint4)));
     words = own.data();
