@@ -150,14 +150,12 @@ void check_sums(const Team& team, const std::vector<std::size_t>& sizes) {
   }
 }
 
-const std::vector<std::size_t> kSizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
-
 // A team's NCCL setup takes seconds: each team is made once, and every check runs on it.
 void check_team(const Team& team) {
   const int G = team.size();
   INFO("G = " << G);
-  std::vector<std::size_t> sizes = kSizes;  // with n < G and n not divisible by G
-  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})
+  std::vector<std::size_t> sizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
+  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})  // n < G, n not divisible by G
     if (n > 0) sizes.push_back(n);
   check_sums<std::int32_t>(team, sizes);
   check_sums<float>(team, sizes);
