@@ -93,11 +93,6 @@ __global__ void read_ceiling_kernel(const uint4* __restrict__ data, std::size_t 
   if (bits == 0x9E3779B9u) *sink = bits;
 }
 
-struct ReadShape {
-  int block, waves;  // waves 0: one block per chunk of kChunkVectors
-};
-constexpr std::size_t kChunkVectors = 8192;  // 128 KiB
-
 }  // namespace detail
 
 // The read ceiling over the `bytes` at `data` (device memory, 16-byte aligned) when they span at
@@ -125,9 +120,11 @@ inline reduction::ReadCeiling measure_read_ceiling(const void* data, std::size_t
   ceiling.bytes = vectors * sizeof(uint4);
   DeviceBuffer<unsigned int> sink(1);
   const auto kernel = detail::read_ceiling_kernel<4>;
-  constexpr detail::ReadShape kShapes[] = {{256, 1}, {512, 1}, {1024, 1}, {1024, 2}, {1024, 0}};
-  for (const auto shape : kShapes) {
-    const std::size_t chunk = shape.waves == 0 ? detail::kChunkVectors : 0;
+  struct Shape {
+    int block, waves;  // waves 0: one block per 128 KiB
+  };
+  for (const Shape shape : {Shape{256, 1}, {512, 1}, {1024, 1}, {1024, 2}, {1024, 0}}) {
+    const std::size_t chunk = shape.waves == 0 ? 8192 : 0;  // vectors of 16 bytes
     const int grid =
         chunk > 0 ? int((vectors + chunk - 1) / chunk) : ch08::resident_blocks(kernel, shape.block, 0) * shape.waves;
     const TimingStats t = time_gpu(warmup, reps, [&](cudaStream_t stream) {

@@ -4,13 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -150,13 +148,12 @@ void check_fastest_knobs() {
       for (int waves : {1, 4}) {
         INFO("seed " << seed + n << ", n " << n << ", block " << block << ", waves " << waves << ", wide " << kWide
                      << ", loads " << kLoads << ", one pass " << kOnePass << ", chunked " << kChunked);
+        const int grid = ch09::fastest_grid<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves);
         const T r = run_once<T>([&](T* result) {
-          ch09::launch_fastest_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(input.data(), n, result, block, waves,
+          ch09::launch_fastest_grid<Sum, T, kWide, kLoads, kOnePass, kChunked>(input.data(), n, result, block, grid,
                                                                                scratch, 0);
         });
-        CHECK_MATCHES(
-            r, ref,
-            tolerance(ref, ch09::fastest_depth_with<Sum, T, kWide, kLoads, kOnePass, kChunked>(n, block, waves)));
+        CHECK_MATCHES(r, ref, tolerance(ref, ch09::grid_path_depth<T, kWide>(n, block, grid)));
       }
   }
 }
@@ -411,22 +408,12 @@ TEST_CASE("fastest on several streams and host threads at once", "[chapter09]") 
     for (int round = 0; round < kRounds; ++round)
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j]->launch(round, streams[j]);
   });
-  twice(std::to_string(kThreads) + " host threads", [&] {
-    std::vector<std::exception_ptr> failures(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        try {  // thread t: jobs t, t + kThreads, ...
-          for (int round = 0; round < kRounds; ++round)
-            for (std::size_t j = t; j < jobs.size(); j += kThreads) jobs[j]->launch(round, streams[j]);
-          for (std::size_t j = t; j < jobs.size(); j += kThreads) CUDA_CHECK(cudaStreamSynchronize(streams[j]));
-        } catch (...) {
-          failures[t] = std::current_exception();
-        }
-      });
-    for (auto& thread : threads) thread.join();
-    for (auto& failure : failures)
-      if (failure) std::rethrow_exception(failure);
+  twice(std::to_string(kThreads) + " host threads", [&] {  // a failure on any thread is rethrown here
+    parallel_chunks(kThreads, kThreads, [&](std::size_t, std::size_t, unsigned t) {  // jobs t, t + kThreads, ...
+      for (int round = 0; round < kRounds; ++round)
+        for (std::size_t j = t; j < jobs.size(); j += kThreads) jobs[j]->launch(round, streams[j]);
+      for (std::size_t j = t; j < jobs.size(); j += kThreads) CUDA_CHECK(cudaStreamSynchronize(streams[j]));
+    });
   });
   for (auto& s : streams) CUDA_CHECK(cudaStreamDestroy(s));
 }

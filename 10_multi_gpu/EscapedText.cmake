@@ -3,11 +3,10 @@
 # stderr, and no raw ESC reaches stdout or stderr. Runs PROGRAM with the GPU hidden.
 #   cmake -DPROGRAM=<10_multi_gpu> -DWORK=<a folder for the files it names> -P EscapedText.cmake
 string(ASCII 27 esc)
-set(newline "\n")
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 file(WRITE "${WORK}/empty${esc}[31m.txt" "")
-file(WRITE "${WORK}/empty${newline}name.txt" "")
+file(WRITE "${WORK}/empty\nname.txt" "")
 file(WRITE "${WORK}/three${esc}[2J.txt" "1 2 3\n")
 
 set(failures 0)
@@ -37,12 +36,12 @@ function(expect status)
   endif()
 endfunction()
 
-expect(2 --gpus "2${newline}3")
+expect(2 --gpus "2\n3")
 expect(2 --gpus "${esc}[31mred")
-expect(2 --vector-max "1${newline}G")
+expect(2 --vector-max "1\nG")
 expect(2 --vector-max "${esc}[2J")
 expect(2 --input "${WORK}/empty${esc}[31m.txt")     # holds no elements
-expect(2 --input "${WORK}/empty${newline}name.txt")
+expect(2 --input "${WORK}/empty\nname.txt")
 expect(2 --input "${WORK}/missing${esc}[31m.txt")   # no such file
 expect(77 --n 1000 --input "${WORK}/three${esc}[2J.txt")
 expect(77 --json --n 1000 --input "${WORK}/three${esc}[2J.txt")  # a '[' keeps CMake from splitting after it: last

@@ -27,7 +27,7 @@ namespace ch10 {
 // The most rounded additions an element of a shard of `count` elements meets: fastest's, then step 2's.
 template <typename T>
 std::size_t sharded_sum_depth(std::size_t count, int gpus) {
-  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, kFastestBlockArgument) : 0;
+  const std::size_t on_gpu = count ? ch09::fastest_depth<reduction::Sum, T>(count, 0) : 0;
   return on_gpu + combine_depth(gpus);
 }
 
@@ -68,7 +68,7 @@ inline std::string describe_gpus(const std::vector<std::string>& names, int gpus
 // One GPU alone on its shard, as its process measured it (gathered to rank 0 as bytes).
 struct AloneRun {
   double time_ms = 0, gbps = 0, result = 0;
-  int correct = 0, device = 0;
+  int correct = 0;
   std::size_t count = 0;
 };
 

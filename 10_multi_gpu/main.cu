@@ -255,8 +255,7 @@ AloneRun time_alone(Gpu<T>& g, const Settings& settings, const Reference<T>& sha
     correct = matches(g.partial.download_one(), shard_ref, tol) && correct;
   }
   const double median = summarize(times).median_ms, bytes = double(g.shard.count) * sizeof(T);
-  return {median, gigabytes_per_second(bytes, median), double(g.partial.download_one()), correct, g.device,
-          g.shard.count};
+  return {median, gigabytes_per_second(bytes, median), double(g.partial.download_one()), correct, g.shard.count};
 }
 
 // One sum over the G GPUs as this process saw it: the slowest GPU's time and step 1; step 2 on the
@@ -433,7 +432,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
                                     : processes.max(run.ended_us - run.began_us));
     correct = correct && run.correct, measured.total = run.total;
   }
-  measured.correct = processes.max(correct ? 0 : 1) == 0;
+  measured.correct = processes.max(correct ? 0.0 : 1.0) == 0;
   measured.combine = peer ? "peer" : "nccl";
   measured.launch = mpi ? "mpirun, " + settings.launch : settings.launch;
 
@@ -464,7 +463,7 @@ int run(const ChapterInfo& info, const Options& options, const Settings& setting
     report_allreduce<T>(report, rows, G, vector_max, settings.vector_max);
     status = std::max(status, report.finish());
   }
-  return processes.max(status);
+  return int(processes.max(double(status)));
 }
 
 int main(int argc, char** argv) {

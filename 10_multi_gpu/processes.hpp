@@ -35,7 +35,6 @@ class Processes {
   std::vector<unsigned char> all_gather(const void* data, std::size_t bytes) const;
   double max(double value) const;  // the largest value over all ranks, on every rank
   double sum(double value) const;
-  int max(int value) const;
   void barrier() const;
   // Ends every process with `status` (MPI_Abort): one rank failed alone while the others may wait
   // for it. Without MPI it returns the status.

@@ -61,7 +61,6 @@ std::vector<unsigned char> Processes::all_gather(const void* data, std::size_t b
 
 double Processes::max(double value) const { return all_reduce(value, MPI_DOUBLE, MPI_MAX); }
 double Processes::sum(double value) const { return all_reduce(value, MPI_DOUBLE, MPI_SUM); }
-int Processes::max(int value) const { return all_reduce(value, MPI_INT, MPI_MAX); }
 
 void Processes::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 

@@ -14,7 +14,6 @@ std::vector<unsigned char> Processes::all_gather(const void* data, std::size_t b
 }
 double Processes::max(double value) const { return value; }
 double Processes::sum(double value) const { return value; }
-int Processes::max(int value) const { return value; }
 void Processes::barrier() const {}
 int Processes::abort_all(int status) const { return status; }
 

@@ -61,29 +61,24 @@ reduction::Reference<T> combine_references(const std::vector<reduction::Referenc
   if (shards.empty()) throw std::invalid_argument("combine_references: no shards");
   whole.exact = shards.front().exact;
   if constexpr (std::is_integral_v<T>) {
-    std::uint32_t sum = 0;
-    std::int64_t wide = 0;
+    std::int64_t wide = 0;  // the shards' values added without wrapping
     for (const auto& s : shards) {
-      sum += static_cast<std::uint32_t>(s.value);
       wide += static_cast<std::int64_t>(s.value);
       whole.wrapped = whole.wrapped || s.wrapped;
     }
-    whole.value = static_cast<T>(sum);
+    whole.value = static_cast<T>(static_cast<std::uint32_t>(wide));  // modulo 2^32, as the GPU's adds
     whole.precise = static_cast<long double>(whole.value);
     whole.wrapped = whole.wrapped || wide != static_cast<std::int64_t>(whole.value);
   } else {
-    long double precise = 0, magnitude = 0, error = 0;
     for (const auto& s : shards) {
-      precise += s.precise;
-      magnitude += s.magnitude;
-      error += s.error;
+      whole.precise += s.precise;
+      whole.magnitude += s.magnitude;
+      whole.error += s.error;
     }
-    whole.precise = precise;
-    whole.value = static_cast<T>(precise);
-    whole.magnitude = magnitude;
-    whole.error = error + reduction::gamma_bound<long double>(shards.size()) * magnitude;
+    whole.value = static_cast<T>(whole.precise);
+    whole.error += reduction::gamma_bound<long double>(shards.size()) * whole.magnitude;
     if (shards.size() > 1)  // one shard: reference_sum has checked it
-      reduction::detail::check_fits<T>("sum", magnitude, "the sum of the elements' magnitudes");
+      reduction::detail::check_fits<T>("sum", whole.magnitude, "the sum of the elements' magnitudes");
   }
   return whole;
 }

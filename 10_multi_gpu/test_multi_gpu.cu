@@ -27,7 +27,7 @@ namespace {
 struct Team {
   std::vector<ncclComm_t> comms;
   std::vector<cudaStream_t> streams;
-  std::vector<std::unique_ptr<DeviceBuffer<unsigned long long>>> mailboxes;
+  std::vector<DeviceBuffer<unsigned long long>> mailboxes;
   std::vector<ch10::PeerMailboxes> boxes;  // none where a pair of GPUs has no peer access
 
   explicit Team(int gpus) : comms(gpus), streams(gpus) {
@@ -46,12 +46,11 @@ struct Team {
         else CUDA_CHECK(e);
         reachable = reachable && can;
       }
-      mailboxes.push_back(std::make_unique<DeviceBuffer<unsigned long long>>(
-          std::vector<unsigned long long>(ch10::mailbox_words(gpus), 0)));
+      mailboxes.emplace_back(std::vector<unsigned long long>(ch10::mailbox_words(gpus), 0));
     }
     for (int g = 0; g < gpus && reachable; ++g) {
       boxes.push_back({{}, gpus, g});
-      for (int j = 0; j < gpus; ++j) boxes[g].of[j] = mailboxes[j]->data();
+      for (int j = 0; j < gpus; ++j) boxes[g].of[j] = mailboxes[j].data();
     }
   }
   ~Team() {
@@ -60,7 +59,7 @@ struct Team {
       cudaStreamSynchronize(streams[g]);
       cudaStreamDestroy(streams[g]);
       ncclCommDestroy(comms[g]);
-      mailboxes[g].reset();
+      mailboxes[g] = DeviceBuffer<unsigned long long>();  // freed with its GPU current
     }
     cudaSetDevice(0);
   }
@@ -151,14 +150,12 @@ void check_sums(const Team& team, const std::vector<std::size_t>& sizes) {
   }
 }
 
-const std::vector<std::size_t> kSizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
-
 // A team's NCCL setup takes seconds: each team is made once, and every check runs on it.
 void check_team(const Team& team) {
   const int G = team.size();
   INFO("G = " << G);
-  std::vector<std::size_t> sizes = kSizes;  // with n < G and n not divisible by G
-  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})
+  std::vector<std::size_t> sizes = {1, 2, 3, 7, 1023, 1025, (std::size_t(1) << 20) + 1, 3000017};
+  for (std::size_t n : {std::size_t(G) - 1, std::size_t(G) + 1, std::size_t(3) * G})  // n < G, n not divisible by G
     if (n > 0) sizes.push_back(n);
   check_sums<std::int32_t>(team, sizes);
   check_sums<float>(team, sizes);

@@ -248,6 +248,7 @@ __global__ void fold_kernel(const T* block_results, unsigned count, T* result) {
   // END EXERCISE
 }
 
+// The grid path's grid for any configuration of the knobs: `waves` waves of resident blocks (the tests').
 template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
 int fastest_grid(std::size_t n, int block, int waves) {
   const auto kernel = fastest_kernel<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>;
@@ -332,14 +333,6 @@ void launch_fastest_tiles(const T* input, std::size_t n, T* result, int block, i
     CUDA_CHECK(cudaLaunchKernelEx(&config, fold_kernel<Op, T>, static_cast<const T*>(block_results), unsigned(grid),
                                   result));
 }
-
-// Any configuration of the knobs, the grid from `waves` (for the tests).
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-void launch_fastest_with(const T* input, std::size_t n, T* result, int block, int waves, DeviceScratch& scratch,
-                         cudaStream_t stream) {
-  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
-  launch_fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(input, n, result, block, grid, scratch, stream);
-}
 #endif  // REDUCTION_EMULATOR
 
 // One pass: a thread's loop adds up to ceil(n / threads) elements, plus up to two vectors' worth
@@ -359,11 +352,5 @@ std::size_t grid_path_depth(std::size_t n, int block, int grid, int fold_block =
 // The tile path of a sum: the tiles' pass, then their results added exactly and rounded once.
 template <typename T>
 std::size_t tile_words_depth(std::size_t n, int block, int grid) { return pass_depth<T, true>(n, block, grid) + 1; }
-
-template <typename Op, typename T, bool kWide, int kLoadsInFlight, bool kOnePass, bool kChunked>
-std::size_t fastest_depth_with(std::size_t n, int block, int waves) {
-  const int grid = fastest_grid<Op, T, kWide, kLoadsInFlight, kOnePass, kChunked>(n, block, waves);
-  return grid_path_depth<T, kWide>(n, block, grid);
-}
 
 }  // namespace ch09

@@ -33,9 +33,6 @@ inline void check_nccl(ncclResult_t code, const char* call, const char* file, in
 
 using reduction::DeviceScratch;
 
-// `fastest` brings its own block size; the launcher shape still takes one (chapter 09's default).
-constexpr int kFastestBlockArgument = 256;
-
 // NCCL's name for the element type. Ints travel as unsigned 32-bit: unsigned addition wraps
 // modulo 2^32 by definition, with the bits of the two's-complement sum, as reduction::Sum does.
 template <typename T>
@@ -53,7 +50,7 @@ void launch_shard_partial(const T* shard, std::size_t count, T* partial, DeviceS
     CUDA_CHECK(cudaMemsetAsync(partial, 0, sizeof(T), stream));  // all bits zero: 0 and 0.0
     return;
   }
-  ch09::launch_fastest<reduction::Sum, T>(shard, count, partial, kFastestBlockArgument, scratch, stream);
+  ch09::launch_fastest<reduction::Sum, T>(shard, count, partial, 0 /*block: its own*/, scratch, stream);
 }
 
 // Step 2 with NCCL, on every GPU together: an all-reduce. The sum calls it with count = 1; the
