@@ -129,12 +129,8 @@ void print_variants(const ChapterInfo& info, bool json) {
   if (json) {
     Json variants = Json::array();
     for (const auto& v : listed) {
-      Json variant = Json::object();
-      variant.set("name", v.name);
-      variant.set("idea", v.idea);
-      variant.set("deterministic", v.deterministic);
-      if (v.zoo) variant.set("zoo", true);  // scripts that time the chapter leave these out
-      variants.push(std::move(variant));
+      auto& variant = variants.push({{"name", v.name}, {"idea", v.idea}, {"deterministic", v.deterministic}});
+      if (v.zoo) variant["zoo"] = true;  // scripts that time the chapter leave these out
     }
     Json out = Json::object();
     out.set("chapter", info.name);
