@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
