@@ -123,8 +123,7 @@ void Report::print(bool with_runs) {
     j.set("reference", reference_);
     Json runs = Json::array();
     for (const auto& r : runs_) {
-      Json o = Json::object();
-      o.set("kernel", r.kernel);
+      Json o = {{"kernel", r.kernel}};
       o.set("result", r.result);
       o.set("correct", r.unchecked.empty() ? Json(r.correct) : Json());
       if (!r.unchecked.empty()) o.set("unchecked", r.unchecked);
