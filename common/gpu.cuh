@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -235,13 +234,6 @@ std::vector<Variant> chosen_variants(const std::vector<Variant>& all, const std:
   for (const auto& v : all)
     if (std::find(names.begin(), names.end(), v.name) != names.end()) chosen.push_back(v);
   return chosen;
-}
-
-// "a, b, c": names in one line of the report.
-template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
-  return out.str();
 }
 
 }  // namespace reduction

@@ -287,10 +287,7 @@ HostData read_npy(const InputFile& file, std::size_t max_elements) {
     throw fail("the file became shorter while it was read");
   const NpyHeader header = NpyHeaderParser(text, file.name() + ": not a valid .npy file: ").parse();
 
-  std::string shape = "(";
-  for (std::size_t d = 0; d < header.shape.size(); ++d)
-    shape += (d ? ", " : "") + std::to_string(header.shape[d]);
-  shape += header.shape.size() == 1 ? ",)" : ")";
+  const std::string shape = "(" + join(header.shape) + (header.shape.size() == 1 ? ",)" : ")");
   if (header.shape.size() != 1)
     throw InputError(file.name() + ": only 1-D arrays are supported, this one has shape " + escaped(shape));
 

@@ -129,15 +129,10 @@ void print_variants(const ChapterInfo& info, bool json) {
   if (json) {
     Json variants = Json::array();
     for (const auto& v : listed) {
-      Json variant = Json::object();
-      variant.set("name", v.name);
-      variant.set("idea", v.idea);
-      variant.set("deterministic", v.deterministic);
-      if (v.zoo) variant.set("zoo", true);  // scripts that time the chapter leave these out
-      variants.push(std::move(variant));
+      auto& variant = variants.push({{"name", v.name}, {"idea", v.idea}, {"deterministic", v.deterministic}});
+      if (v.zoo) variant["zoo"] = true;  // scripts that time the chapter leave these out
     }
-    Json out = Json::object();
-    out.set("chapter", info.name);
+    Json out = {{"chapter", info.name}};
     // The largest --n the chapter takes (null: no limit of its own), so a script can size its runs.
     out.set("max_n", info.max_n == std::numeric_limits<std::size_t>::max() ? Json() : Json(info.max_n));
     out.set("variants", std::move(variants));

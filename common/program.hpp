@@ -45,6 +45,13 @@ int run_guarded(const std::string& program, const std::function<int()>& body);
 // or \xNN (and \ becomes \\), cut to about `max_length` characters.
 std::string escaped(std::string_view text, std::size_t max_length = 200);
 
+// "a, b, c": names in one line of the report.
+template <typename T> std::string join(const std::vector<T>& items, const char* separator = ", ") {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
+  return out.str();
+}
+
 // ---- The command line ----
 
 // One of a chapter's variants as `--list` shows it; the chapter's registry is where the list lives.
@@ -292,11 +299,10 @@ class Report {
   void set_device(const std::string& description);
   void set_input(DataType type, std::size_t n, const std::string& source);
   template <typename T> void set_reference(const Reference<T>& ref, long double tolerance) {
-    reference_ = json_value(ref.value);
     std::ostringstream note;
     if (ref.exact) note << "exact" << (ref.wrapped ? "; the true sum overflows 32 bits, and wraps as the GPU's adds do" : "");
     else note << "higher-precision CPU " << op_name(ref.operation) << "; a result passes within " << static_cast<double>(tolerance);
-    reference_note_ = note.str();
+    set_reference(json_value(ref.value), note.str());
   }
   void set_reference(Json value, const std::string& note);
 

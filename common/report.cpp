@@ -119,17 +119,11 @@ void Report::add_run(RunResult run) { runs_.push_back(std::move(run)); }
 
 void Report::print(bool with_runs) {
   if (options_.json) {
-    Json j = Json::object();
-    j.set("chapter", info_.name);
-    j.set("device", device_);
-    j.set("type", type_name(type_));
-    j.set("n", n_);
-    j.set("input", source_);
+    Json j = {{"chapter", info_.name}, {"device", device_}, {"type", type_name(type_)}, {"n", n_}, {"input", source_}};
     j.set("reference", reference_);
     Json runs = Json::array();
     for (const auto& r : runs_) {
-      Json o = Json::object();
-      o.set("kernel", r.kernel);
+      Json o = {{"kernel", r.kernel}};
       o.set("result", r.result);
       o.set("correct", r.unchecked.empty() ? Json(r.correct) : Json());
       if (!r.unchecked.empty()) o.set("unchecked", r.unchecked);

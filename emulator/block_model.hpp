@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -184,8 +183,7 @@ inline Json memory_json(const BlockCounts& c) {
 inline Json steps_json(const BlockCounts& c) {
   Json steps = Json::array();
   for (const StepCounts& s : c.steps) {
-    Json j = Json::object();
-    j.set("step", s.name);
+    Json j = {{"step", s.name}};
     if (s.stride) j.set("stride", s.stride);
     if (s.adds) {
       j.set("active_threads", s.active_threads);
@@ -251,8 +249,7 @@ inline Json efficiency_json(const BlockCounts& c) {
 }
 
 inline Json closed_form_json(const ClosedForm& text) {
-  Json j = Json::object();
-  j.set("formula", text.formula);
+  Json j = {{"formula", text.formula}};
   j.set("thread_slots", text.thread_slots ? Json(*text.thread_slots) : Json());
   return j;
 }

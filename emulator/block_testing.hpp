@@ -25,17 +25,12 @@ inline std::string pattern_difference(const Steps& steps, std::size_t n, const P
   for (unsigned s = pattern.strides_double ? 1 : n > 1 ? threads_for(n) : 0; s >= 1 && s < n;
        s = pattern.strides_double ? 2 * s : s / 2)
     expected.push_back(s);
-  auto list = [](const std::vector<unsigned>& v) {
-    std::string text;
-    for (unsigned s : v) text += (text.empty() ? "" : ", ") + std::to_string(s);
-    return text;
-  };
   if (strides != expected)
     return (!strides.empty() && !expected.empty() && strides[0] != expected[0]
                 ? "the stride starts at " + std::to_string(strides[0]) + ", not at " +
                       (pattern.strides_double ? "1" : "the block size " + std::to_string(expected[0])) + ": "
                 : "") +
-           "the strides are " + list(strides) + ", not " + list(expected);
+           "the strides are " + join(strides) + ", not " + join(expected);
   for (const Step& step : steps.tree)
     for (const Operation& o : step.operations)
       if (o.index != pattern.owner_factor * o.thread)

@@ -177,29 +177,12 @@ void print_trace(std::ostream& out, const Trace<T>& trace) {
 
 template <typename T>
 Json trace_json(const Trace<T>& trace) {
-  auto values = [](const std::vector<T>& v) {
-    Json a = Json::array();
-    for (const T& x : v) a.push(json_value(x));
-    return a;
-  };
-  Json j = Json::object();
-  j.set("recorded", trace.recorded);
-  j.set("layout", trace.layout);
-  j.set("threads", trace.threads);
-  j.set("input", values(trace.input));
-  Json steps = Json::array();
-  for (const auto& step : trace.steps) {
-    Json s = Json::object();
-    s.set("step", step.name);
-    Json active = Json::array();
-    for (unsigned t : step.active) active.push(t);
-    s.set("active_threads", std::move(active));
-    s.set("array", step.array);
-    s.set("values", values(step.values));
-    steps.push(std::move(s));
-  }
-  j.set("steps", std::move(steps));
-  j.set("result", json_value(trace.result));
+  Json j = {{"recorded", trace.recorded}, {"layout", trace.layout}, {"threads", trace.threads}, {"input", trace.input}};
+  auto& steps = j.set("steps", Json::array());
+  for (const auto& step : trace.steps)
+    steps.push_back(
+        {{"step", step.name}, {"active_threads", step.active}, {"array", step.array}, {"values", step.values}});
+  j.set("result", trace.result);
   return j;
 }
 

@@ -37,14 +37,10 @@ std::optional<std::string> check_rows_option(const std::string& rows_text, bool 
   if (trace && options.n > kMaxTraceElements)
     return "--trace draws at most " + std::to_string(kMaxTraceElements) +
            " elements, and n = " + std::to_string(options.n);
-  const std::size_t element_bytes = options.type == DataType::Double ? 8 : 4,
-                    bytes = *rows * (options.n + 1) * element_bytes;
-  const auto memory = host_memory_bytes();  // rows * (n + 1) < 2^42: no overflow
-  if (memory && bytes > *memory)
-    return "--rows " + std::to_string(*rows) + " of " + std::to_string(options.n) +
-           " elements and their results take " + std::to_string(bytes) + " bytes, and this machine has " +
-           std::to_string(*memory) + " bytes of memory";
-  return std::nullopt;
+  const std::string what =
+      "--rows " + std::to_string(*rows) + " of " + std::to_string(options.n) + " elements and their results";
+  // Against the machine's memory; rows * (n + 1) < 2^42: no overflow.
+  return memory_refusal(*rows * (options.n + 1), options.type == DataType::Double ? 8 : 4, what, true);
 }
 
 ChapterInfo rows_info(ChapterInfo info, std::size_t rows) {

@@ -111,9 +111,7 @@ struct Traced {
 template <typename V, typename Kernel>
 std::vector<single_block::Access> record(Kernel kernel, const std::vector<V>& input, unsigned threads) {
   const std::size_t n = input.size();
-  std::vector<Traced<V>> elements;
-  for (V v : input) elements.push_back(Traced<V>(v));
-  DeviceBuffer<Traced<V>> data(elements), result(1);
+  DeviceBuffer<Traced<V>> data(std::vector<Traced<V>>(input.begin(), input.end())), result(1);
   const unsigned capacity = 16 * unsigned(n) + 64;  // these kernels log at most 3 per addition and 2 per copy
   DeviceBuffer<traced::LoggedAccess> accesses(capacity);
   DeviceBuffer<unsigned> counters(std::vector<unsigned>(1 + threads, 0));

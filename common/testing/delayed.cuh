@@ -81,12 +81,10 @@ int wrong_runs(Kernel kernel, const std::vector<std::vector<V>>& inputs, const s
   hold_back(late);
   int wrong = 0;
   for (std::size_t run = 0; run < inputs.size(); ++run) {
-    std::vector<Delayed<V>> elements;
-    for (V v : inputs[run]) elements.push_back(Delayed<V>(v));
-    DeviceBuffer<Delayed<V>> data(elements), result(1);
+    DeviceBuffer<Delayed<V>> data(std::vector<Delayed<V>>(inputs[run].begin(), inputs[run].end())), result(1);
     result.poison();
     poison_shared_memory();
-    kernel<<<1, threads>>>(data.data(), elements.size(), result.data());
+    kernel<<<1, threads>>>(data.data(), inputs[run].size(), result.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     wrong += result.download_one().value != expected[run];
