@@ -157,7 +157,8 @@ function(reduction_add_tests chapter kind)
   set(labels "${label};${kind}")
   if(kind STREQUAL "gpu")
     # [huge] cases take 2 GiB of device memory or more: a test of their own, one such test at a
-    # time, so that none finds the memory taken by another and skips.
+    # time, so that none finds the memory taken by another and skips. COST: they start as soon as
+    # their chapter is built, while the others build, not after the tour (which shares their lock).
     set(filter "")
     foreach(source IN LISTS ARGN)
       file(READ ${CMAKE_CURRENT_SOURCE_DIR}/${source} text)
@@ -167,7 +168,7 @@ function(reduction_add_tests chapter kind)
     endforeach()
     if(filter)
       reduction_add_gpu_test(${chapter}.gpu_tests_huge LABELS ${labels} COMMAND ${target} "[huge]"
-                             PROPERTIES RESOURCE_LOCK reduction_gpu_memory)
+                             PROPERTIES RESOURCE_LOCK reduction_gpu_memory COST 200)
     endif()
     # COST: with no timings of an earlier run, ctest starts the long tests first.
     reduction_add_gpu_test(${chapter}.gpu_tests LABELS ${labels} COMMAND ${target} ${filter} PROPERTIES COST 50)
